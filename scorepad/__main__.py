@@ -1,0 +1,7 @@
+"""``python -m scorepad`` is the ``scorepad`` command."""
+
+import sys
+
+from scorepad.cli import main
+
+sys.exit(main())

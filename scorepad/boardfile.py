@@ -1,0 +1,151 @@
+"""Board files (``shared/formats.md``): reading JSON, validating it, naming every problem.
+
+Structure and types are checked by pydantic models that forbid unknown keys; the rules that
+need the whole sheet (duplicate cells, illegal rails, unique names) are checked by each game's
+parser. Every problem is reported as one sentence naming the player, the cell and the rule.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+MAX_BOARD_BYTES = 2_000_000
+
+
+class BoardError(ValueError):
+    """An unreadable or invalid board file; ``problems`` lists every sentence found."""
+
+    def __init__(self, problems: Sequence[str]) -> None:
+        self.problems = list(problems) or ["invalid board file"]
+        first = self.problems[0]
+        more = len(self.problems) - 1
+        super().__init__(first if not more else f"{first} (and {more} more problem(s))")
+
+
+class Model(BaseModel):
+    """Base of every board-file model: immutable, no unknown keys, no silent coercion."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+def _reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise BoardError([f"key {key!r} appears twice in one object"])
+        result[key] = value
+    return result
+
+
+def loads(text: str | bytes) -> Any:
+    """Parse JSON text; malformed JSON and duplicate keys raise :class:`BoardError`."""
+    if len(text) > MAX_BOARD_BYTES:
+        raise BoardError([f"board file is too large (over {MAX_BOARD_BYTES // 1000} kB)"])
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8-sig")
+        except UnicodeDecodeError as err:
+            raise BoardError([f"board file is not UTF-8 text (byte {err.start})"]) from None
+    try:
+        return json.loads(text, object_pairs_hook=_reject_duplicate_keys)
+    except json.JSONDecodeError as err:
+        raise BoardError(
+            [f"malformed JSON at line {err.lineno} column {err.colno}: {err.msg}"]
+        ) from None
+    except RecursionError:
+        raise BoardError(["malformed JSON: nested too deeply"]) from None
+
+
+def where(doc: Any, loc: Sequence[int | str]) -> str:
+    """Name a location in a board file the way a player would: player, cell, key."""
+    parts: list[str] = []
+    node: Any = doc
+    i = 0
+    while i < len(loc):
+        key = loc[i]
+        child = _child(node, key)
+        if key in ("players", "cells") and i + 1 < len(loc) and isinstance(loc[i + 1], int):
+            index = int(loc[i + 1])
+            item = _child(child, index)
+            parts.append(_name_item(str(key), index, item))
+            node = item
+            i += 2
+            continue
+        parts.append(f"{key!r}" if isinstance(key, str) else f"item {key + 1}")
+        node = child
+        i += 1
+    return ", ".join(parts) if parts else "board file"
+
+
+def _child(node: Any, key: int | str) -> Any:
+    if isinstance(node, Mapping) and isinstance(key, str):
+        return node.get(key)
+    if isinstance(node, list) and isinstance(key, int) and 0 <= key < len(node):
+        return node[key]
+    return None
+
+
+def _name_item(kind: str, index: int, item: Any) -> str:
+    if kind == "players":
+        name = item.get("name") if isinstance(item, Mapping) else None
+        return f"player {name!r}" if isinstance(name, str) and name else f"player #{index + 1}"
+    if isinstance(item, Mapping) and all(type(item.get(k)) is int for k in ("q", "r")):
+        return f"cell ({item['q']}, {item['r']})"
+    return f"cell #{index + 1}"
+
+
+_MESSAGES = {
+    "extra_forbidden": "unknown key",
+    "missing": "missing required key",
+}
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def validate(model: type[M], doc: Any) -> M:
+    """Validate ``doc`` against ``model``; a failure lists every problem with its place."""
+    try:
+        return model.model_validate(doc)
+    except ValidationError as err:
+        problems = []
+        for e in err.errors():
+            loc = list(e["loc"])
+            # Union and literal branches add their type name to loc: keep the data path only.
+            loc = [p for p in loc if isinstance(p, int) or not _is_type_tag(p)]
+            text = _MESSAGES.get(e["type"], e["msg"][:1].lower() + e["msg"][1:])
+            if e["type"] in _MESSAGES and loc:
+                text = f"{text} {loc[-1]!r}"
+                loc = loc[:-1]
+            problems.append(f"{where(doc, loc)}: {text}")
+        raise BoardError(problems) from None
+
+
+def _is_type_tag(part: str) -> bool:
+    return part[:1].isupper() or "[" in part or part in {"int", "str", "bool", "none"}
+
+
+def game_of(doc: Any) -> str:
+    """The ``game`` key of a board file, checked before anything else."""
+    if not isinstance(doc, Mapping):
+        raise BoardError(["a board file is a JSON object with 'game', 'options' and 'players'"])
+    game = doc.get("game")
+    if not isinstance(game, str):
+        raise BoardError(["board file: missing 'game' (one of the supported game names)"])
+    return game
+
+
+def unique_names(names: Sequence[str]) -> list[str]:
+    """Problems for empty or repeated player names (formats.md: unique, non-empty)."""
+    problems = []
+    seen: set[str] = set()
+    for i, name in enumerate(names):
+        if not name.strip():
+            problems.append(f"player #{i + 1}: the name is empty")
+        elif name in seen:
+            problems.append(f"player {name!r}: two players have this name; names must be unique")
+        seen.add(name)
+    return problems

@@ -1,0 +1,66 @@
+"""The registry of games: each game module describes itself with a :class:`Game`.
+
+A game module is pure rules code: a plain data model, ``parse`` (board-file document →
+validated table), ``dump`` (table → document, round-tripping) and ``score`` (table →
+:class:`~scorepad.scoring.Result`). Like python-chess's variants, games are looked up by name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from importlib import import_module
+from typing import Any
+
+from scorepad.boardfile import BoardError, game_of, loads
+from scorepad.scoring import Result
+
+
+@dataclass(frozen=True)
+class Game:
+    name: str
+    title: str
+    #: Category keys in scoring-sheet order, with a short human label each.
+    categories: Mapping[str, str]
+    parse: Callable[[Any], Any]
+    dump: Callable[[Any], dict[str, Any]]
+    score: Callable[[Any], Result]
+
+
+_MODULES = {
+    "sunflower-valley": "scorepad.games.sunflower_valley",
+    "harmonies": "scorepad.games.harmonies",
+    "spring-meadow": "scorepad.games.spring_meadow",
+    "seasons": "scorepad.games.seasons",
+}
+
+
+def available() -> dict[str, Game]:
+    """Every game whose engine is installed, by board-file name."""
+    games = {}
+    for name, module in _MODULES.items():
+        try:
+            games[name] = import_module(module).GAME
+        except ModuleNotFoundError as err:
+            if err.name != module:
+                raise
+    return games
+
+
+def get(name: str) -> Game:
+    games = available()
+    if name not in games:
+        raise BoardError([f"unknown game {name!r}; supported: {', '.join(sorted(games))}"])
+    return games[name]
+
+
+def parse(doc: Any) -> tuple[Game, Any]:
+    """Validate a board-file document of any game."""
+    game = get(game_of(doc))
+    return game, game.parse(doc)
+
+
+def score_text(text: str | bytes) -> Result:
+    """Read, validate and score a board file."""
+    game, table = parse(loads(text))
+    return game.score(table)

@@ -1,0 +1,140 @@
+"""The result of scoring a table: per-player categories, ranks, winners, tie-breaks.
+
+Every game's scoring function builds :class:`PlayerScore` values and hands them to
+:func:`rank`, which applies the shared rules of ``shared/rules/README.md``: the game's
+tie-break orders every place, and players still tied share the rank (1, 1, 3).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class TieBreak:
+    """One step of a game's tie-break: a label and, per player, a value (higher wins)."""
+
+    label: str
+    values: Mapping[str, int]
+
+
+@dataclass(frozen=True)
+class PlayerScore:
+    """One player's categories (every category key of the game) and the evidence."""
+
+    name: str
+    categories: Mapping[str, int]
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def total(self) -> int:
+        return sum(self.categories.values())
+
+
+@dataclass(frozen=True)
+class PlayerResult:
+    name: str
+    total: int
+    rank: int
+    categories: Mapping[str, int]
+    details: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Result:
+    """A scored table, in seating order."""
+
+    game: str
+    players: tuple[PlayerResult, ...]
+    winners: tuple[str, ...]
+    warnings: tuple[str, ...] = ()
+    #: Sentences naming each tie the game's tie-break decided, e.g. "Anna ahead of Boris ...".
+    tiebreaks: tuple[str, ...] = ()
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def player(self, name: str) -> PlayerResult:
+        return next(p for p in self.players if p.name == name)
+
+    def to_json(self) -> dict[str, Any]:
+        """The result object of ``formats.md`` (``tiebreaks`` and ``extra`` keys extend it)."""
+        doc: dict[str, Any] = {
+            "game": self.game,
+            "players": [
+                {
+                    "name": p.name,
+                    "total": p.total,
+                    "rank": p.rank,
+                    "categories": dict(p.categories),
+                    "details": dict(p.details),
+                }
+                for p in self.players
+            ],
+            "winners": list(self.winners),
+            "warnings": list(self.warnings),
+            "tiebreaks": list(self.tiebreaks),
+        }
+        doc.update(self.extra)
+        return doc
+
+
+def rank(
+    game: str,
+    scores: Sequence[PlayerScore],
+    tiebreaks: Sequence[TieBreak] = (),
+    warnings: Sequence[str] = (),
+    extra: Mapping[str, Any] | None = None,
+) -> Result:
+    """Order players by total, then by each tie-break in turn; equal keys share the rank."""
+
+    def key(p: PlayerScore) -> tuple[int, ...]:
+        return (p.total, *(t.values[p.name] for t in tiebreaks))
+
+    keys = {p.name: key(p) for p in scores}
+    ranks = {p.name: 1 + sum(keys[o.name] > keys[p.name] for o in scores) for p in scores}
+    players = tuple(
+        PlayerResult(p.name, p.total, ranks[p.name], dict(p.categories), dict(p.details))
+        for p in scores
+    )
+    winners = tuple(p.name for p in players if p.rank == 1)
+    return Result(
+        game=game,
+        players=players,
+        winners=winners,
+        warnings=tuple(warnings),
+        tiebreaks=tuple(_explain_ties(scores, tiebreaks, keys)),
+        extra=dict(extra or {}),
+    )
+
+
+def _explain_ties(
+    scores: Sequence[PlayerScore],
+    tiebreaks: Sequence[TieBreak],
+    keys: Mapping[str, tuple[int, ...]],
+) -> list[str]:
+    """One sentence per group of players on equal totals: what separated them, or not."""
+    by_total: dict[int, list[PlayerScore]] = {}
+    for p in scores:
+        by_total.setdefault(p.total, []).append(p)
+    sentences = []
+    for total in sorted(by_total, reverse=True):
+        group = sorted(by_total[total], key=lambda p: keys[p.name], reverse=True)
+        if len(group) < 2:
+            continue
+        steps = []
+        for a, b in itertools.pairwise(group):
+            steps.append(_compare(a.name, b.name, tiebreaks))
+        sentences.append(f"tied on {total} points: " + "; ".join(steps))
+    return sentences
+
+
+def _compare(a: str, b: str, tiebreaks: Sequence[TieBreak]) -> str:
+    for t in tiebreaks:
+        va, vb = t.values[a], t.values[b]
+        if va != vb:
+            return f"{a} ahead of {b} on {t.label} ({va} vs {vb})"
+    if tiebreaks:
+        return f"{a} and {b} still tied after {', '.join(t.label for t in tiebreaks)}: shared"
+    return f"{a} and {b} share the place (no tie-break)"
