@@ -1,0 +1,141 @@
+"""Harmonies cards: the 32 animal cards (package data) and the 10 spirit cards (33–42).
+
+The animal catalogue is ``scorepad/data/harmonies-animal-cards.csv``, converted from
+``shared/rules/harmonies-animal-cards.csv`` with the compass names of its ``pattern_walk``
+replaced by our direction indices (flat-top SE, NE, N, NW, SW, S = 0..5, see
+:data:`scorepad.hexgrid.FLAT_NAMES`). A pattern is written as a walk: the first stack code,
+then ``CODE@d`` for each next stack, ``d`` being the side of the previous hex it lies across;
+``*`` marks the hex that takes the cube. Stack codes (rules digest, "Animal cards"):
+
+* ``T1``–``T3``: a tree of that height (green on 0–2 brown);
+* ``M1``–``M3``: a mountain of that height (1–3 grey);
+* ``B``: a building (red on any one token);
+* ``W``: water (blue); ``F``: a field (yellow).
+
+A pattern may be matched in any of its 6 rotations (not mirrored): :attr:`AnimalCard.rotations`
+holds each distinct rotation as offsets from the cube hex.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from dataclasses import dataclass
+from importlib import resources
+
+from scorepad.hexgrid import ORIGIN, Hex, neighbor, rotate
+
+STACK_CODES = ("T1", "T2", "T3", "M1", "M2", "M3", "B", "W", "F")
+
+_STEP = re.compile(r"(?P<code>[A-Z]\d?)(?:@(?P<side>[0-5]))?(?P<cube>\*?)")
+
+
+@dataclass(frozen=True)
+class PatternHex:
+    """One hex of an animal pattern: its stack code and where it lies from the cube hex."""
+
+    offset: Hex
+    code: str
+
+
+@dataclass(frozen=True)
+class AnimalCard:
+    """An animal card: the points for 1, 2, ... cubes and the habitat that takes a cube."""
+
+    id: int
+    names: tuple[str, ...]
+    track: tuple[int, ...]
+    shape: str
+    #: The walk as printed in the package data (our direction indices).
+    walk: str
+    #: Stack code of the hex that takes the cube.
+    cube_code: str
+    #: Every distinct rotation of the other hexes, as offsets from the cube hex.
+    rotations: tuple[tuple[PatternHex, ...], ...]
+
+    def points(self, cubes: int) -> int:
+        """Rules digest: with k cubes placed, the k-th value of the track (0 if none)."""
+        return self.track[cubes - 1] if cubes > 0 else 0
+
+
+def parse_walk(walk: str) -> tuple[str, tuple[PatternHex, ...]]:
+    """Read ``"T3 → W@0 → W@0*"`` into the cube's code and the other hexes (unrotated).
+
+    Raises ValueError for a walk that is not exactly one cube hex on distinct hexes.
+    """
+    position = ORIGIN
+    cells: list[tuple[Hex, str]] = []
+    cube: tuple[Hex, str] | None = None
+    for n, part in enumerate(p.strip() for p in walk.split("→")):
+        m = _STEP.fullmatch(part)
+        if not m or m["code"] not in STACK_CODES or (m["side"] is None) != (n == 0):
+            raise ValueError(f"bad pattern step {part!r} in {walk!r}")
+        if m["side"] is not None:
+            position = neighbor(position, int(m["side"]))
+        if any(position == h for h, _ in cells) or (cube and cube[0] == position):
+            raise ValueError(f"pattern {walk!r} visits a hex twice")
+        if m["cube"]:
+            if cube is not None:
+                raise ValueError(f"pattern {walk!r} marks two cube hexes")
+            cube = (position, m["code"])
+        else:
+            cells.append((position, m["code"]))
+    if cube is None:
+        raise ValueError(f"pattern {walk!r} marks no cube hex")
+    origin = cube[0]
+    others = tuple(PatternHex(Hex(h.q - origin.q, h.r - origin.r), c) for h, c in cells)
+    return cube[1], others
+
+
+def rotations_of(others: tuple[PatternHex, ...]) -> tuple[tuple[PatternHex, ...], ...]:
+    """The 6 rotations about the cube hex, without repeats (a symmetric pattern has fewer)."""
+    seen: set[frozenset[PatternHex]] = set()
+    result = []
+    for k in range(6):
+        turned = tuple(PatternHex(rotate(p.offset, k), p.code) for p in others)
+        if frozenset(turned) not in seen:
+            seen.add(frozenset(turned))
+            result.append(turned)
+    return tuple(result)
+
+
+def read_catalogue(text: str) -> dict[int, AnimalCard]:
+    """Parse the package CSV (``id,names_seen,track,shape,pattern``) into cards by id."""
+    cards: dict[int, AnimalCard] = {}
+    for row in csv.DictReader(io.StringIO(text)):
+        cube_code, others = parse_walk(row["pattern"])
+        card = AnimalCard(
+            id=int(row["id"]),
+            names=tuple(n.strip() for n in row["names_seen"].split(";")),
+            track=tuple(int(v) for v in row["track"].split()),
+            shape=row["shape"],
+            walk=row["pattern"],
+            cube_code=cube_code,
+            rotations=rotations_of(others),
+        )
+        cards[card.id] = card
+    return cards
+
+
+def _load() -> dict[int, AnimalCard]:
+    path = resources.files("scorepad").joinpath("data", "harmonies-animal-cards.csv")
+    return read_catalogue(path.read_text(encoding="utf-8"))
+
+
+#: The 32 animal cards by id (rules digest: the id and the point track identify a card).
+ANIMAL_CARDS: dict[int, AnimalCard] = _load()
+
+#: Spirit cards 33–42, as the rules digest reads them (effects as on Board Game Arena).
+SPIRIT_CARDS: dict[int, str] = {
+    33: "10 per field group (yellow) of 3 or more hexes, else 2 per group",
+    34: "5 per field group (yellow), single hexes included",
+    35: "4 per tree of height 2 or 3",
+    36: "3 per tree of height 1 or 2, 1 per tree of height 3",
+    37: "4 per connected group of buildings",
+    38: "6 per group of 2 or more connected buildings",
+    39: "4 per mountain of height 2 or 3, alone or not",
+    40: "3 per mountain of height 1 or 2, 1 per mountain of height 3, alone or not",
+    41: "7 per water group (blue) of 2 or more hexes",
+    42: "2 per water hex (blue)",
+}

@@ -1,0 +1,658 @@
+"""Sunflower Valley: the sheet, its structures, and end-of-game scoring A–G.
+
+Rules: ``shared/rules/README.md`` (our canonical reading) and the rulebook
+``shared/rules/sunflower-valley.ru.txt`` ("Подсчёт очков", pp. 4–7).
+
+The model is the board file of ``shared/formats.md``: a :class:`Table` of player
+:class:`Sheet` s, each listing every hex :class:`Cell` with its printed colour area (or
+mountain) and what was drawn there. :func:`score` returns a :class:`~scorepad.scoring.Result`
+whose per-player ``details`` carry the evidence a player can check on the paper sheet:
+
+``pairs``
+    ``[{"house": [q, r], "sheep": [q, r], "via": "adjacent" | "herd" | "settlement" |
+    "railway"}]``, the house–sheep pairing (a maximum matching, preferring the simplest
+    reasons so the explanation reads naturally);
+``unpaired_houses``
+    ``[[q, r], ...]``;
+``herds``, ``settlements``
+    lists of hex lists;
+``links``
+    every track run joining two settlements: ``{"run": [[q, r], ...], "settlements": [i, j]}``
+    (indices into ``settlements``);
+``areas``
+    ``{area: {"sunflowers": n, "taken": bool}}``;
+``mountains``
+    ``[{"hex": [q, r], "points": n, "sunflowers": [[q, r], ...]}]``;
+``residents``
+    ``{"count", "houses", "super_sunflowers", "tally", "place", "points", "decided_by"}``;
+``valley_express``
+    ``[{"settlements": [i, ...], "runs": [[[q, r], ...], ...], "points": n}]``.
+
+The result's ``extra`` adds table-wide evidence: ``areas`` (every player's count and the
+area's winner) and ``residents`` (the ranking and the tie-break used).
+
+Helpers for editors: :data:`RAIL_ORIENTATIONS`, :func:`example_layout`, :func:`blank_sheet`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from importlib import resources
+from typing import Annotated, Any, Literal
+
+import numpy as np
+from pydantic import Field, StrictBool, StrictInt, StrictStr
+from scipy.optimize import linear_sum_assignment
+
+from scorepad.boardfile import BoardError, Model, unique_names, validate
+from scorepad.games import Game
+from scorepad.hexgrid import Hex, components, neighbor, neighbors, opposite, side_gap
+from scorepad.scoring import PlayerScore, Result, TieBreak, rank
+
+NAME = "sunflower-valley"
+TITLE = "Sunflower Valley"
+MAX_PLAYERS = 5
+
+Item = Literal["house", "sheep", "sunflower", "super-sunflower", "rail"]
+SUNFLOWERS = frozenset({"sunflower", "super-sunflower"})
+
+CATEGORIES = {
+    "houses_with_sheep": "A. Houses with sheep",
+    "houses_without_sheep": "B. Houses without sheep",
+    "sunflower_majority": "C. Sunflower majority",
+    "mountains": "D. Mountains",
+    "residents": "E. Residents",
+    "valley_express": "F. Valley Express",
+}
+
+#: The nine legal tracks, in the order a tap cycles through them: 3 straight, then 6 curves.
+RAIL_ORIENTATIONS: tuple[tuple[int, int], ...] = (
+    (0, 3),
+    (1, 4),
+    (2, 5),
+    (0, 2),
+    (1, 3),
+    (2, 4),
+    (3, 5),
+    (0, 4),
+    (1, 5),
+)
+
+HOUSE_WITH_SHEEP = 3
+HOUSE_WITHOUT_SHEEP = -5
+AREA_MAJORITY = 3
+RESIDENT_PLACES = (5, 3)
+
+
+# --- the board file ---------------------------------------------------------------------------
+
+LAX = Field(strict=False)  # JSON arrays validate as tuples; their items stay strict
+
+
+class Cell(Model):
+    """One hex of a sheet: its printed area or mountain, and what was drawn in it."""
+
+    q: StrictInt
+    r: StrictInt
+    area: StrictStr | None = None
+    mountain: StrictBool = False
+    item: Item | None = None
+    sides: Annotated[tuple[StrictInt, StrictInt], LAX] | None = None
+
+    @property
+    def hex(self) -> Hex:
+        return Hex(self.q, self.r)
+
+
+class Sheet(Model):
+    """One player's sheet; ``residents`` is the tally written on the paper, if given."""
+
+    name: StrictStr
+    residents: Annotated[StrictInt, Field(ge=0)] | None = None
+    cells: Annotated[tuple[Cell, ...], LAX]
+
+    @cached_property
+    def by_hex(self) -> dict[Hex, Cell]:
+        return {c.hex: c for c in self.cells}
+
+
+class Options(Model):
+    variant: Literal["standard", "kids"] = "standard"
+    #: Settlements in a connected group → points, as printed on the game board.
+    valley_express: Mapping[StrictStr, StrictInt] | None = None
+
+
+class Table(Model):
+    game: Literal["sunflower-valley"]
+    options: Options = Options()
+    players: Annotated[tuple[Sheet, ...], LAX, Field(min_length=1)]
+
+
+def parse(doc: Any) -> Table:
+    """Validate a board file; every problem names the player, the cell and the rule."""
+    table = validate(Table, doc)
+    problems = unique_names([p.name for p in table.players])
+    if len(table.players) > MAX_PLAYERS:
+        problems.append(f"players: Sunflower Valley is played by 1 to {MAX_PLAYERS} players")
+    problems += _check_valley_express(table.options.valley_express)
+    for sheet in table.players:
+        problems += _check_sheet(sheet)
+    if problems:
+        raise BoardError(problems)
+    return table
+
+
+def _check_valley_express(table: Mapping[str, int] | None) -> list[str]:
+    problems = []
+    for key, points in (table or {}).items():
+        if not key.isdigit() or int(key) < 2:
+            problems.append(
+                f"options, 'valley_express': {key!r} is not a number of settlements (2 or more)"
+            )
+        elif points < 0:
+            problems.append(f"options, 'valley_express': {key} settlements cannot score {points}")
+    return problems
+
+
+def _check_sheet(sheet: Sheet) -> list[str]:
+    where = f"player {sheet.name!r}"
+    if not sheet.cells:
+        return [f"{where}: the sheet has no cells; list every hex of the sheet"]
+    problems = []
+    seen: set[Hex] = set()
+    for cell in sheet.cells:
+        at = f"{where}, cell {cell.hex}"
+        if cell.hex in seen:
+            problems.append(f"{at}: listed twice; each hex of the sheet appears once")
+        seen.add(cell.hex)
+        problems += [f"{at}: {p}" for p in _check_cell(cell)]
+    return problems
+
+
+def _check_cell(cell: Cell) -> list[str]:
+    if cell.mountain:
+        if cell.area is not None or cell.item is not None or cell.sides is not None:
+            return ["a mountain hex has no area and nothing can be drawn on it"]
+        return []
+    problems = []
+    if cell.area is None or not cell.area.strip():
+        problems.append("a hex that is not a mountain needs its printed colour 'area'")
+    if cell.item == "rail":
+        if cell.sides is None:
+            problems.append("a rail needs 'sides': the two sides (0..5) its track joins")
+        else:
+            problems += _check_track(*cell.sides)
+    elif cell.sides is not None:
+        problems.append(f"'sides' belongs to a rail, not to {cell.item or 'an empty hex'}")
+    return problems
+
+
+def _check_track(a: int, b: int) -> list[str]:
+    bad = [s for s in (a, b) if not 0 <= s <= 5]
+    if bad:
+        return [f"rail side {bad[0]} is not a direction index 0..5"]
+    if side_gap(a, b) < 2:
+        what = "the same side" if a == b else "neighbouring sides"
+        return [
+            f"rail sides {a} and {b} are {what}: a track joins opposite sides (straight) "
+            "or two sides with one side between them (curve)"
+        ]
+    return []
+
+
+def dump(table: Table) -> dict[str, Any]:
+    """The board-file document of ``table`` (round-trips through :func:`parse`)."""
+    return table.model_dump(mode="json", exclude_defaults=True) | {"game": NAME}
+
+
+# --- structures on one sheet ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Run:
+    """A maximal chain of joined railway hexes, in track order, and the hexes its ends reach."""
+
+    hexes: tuple[Hex, ...]
+    reaches: tuple[Hex, ...]  # one per open end; empty for a closed loop
+
+
+@dataclass(frozen=True)
+class Valley:
+    """The structures on one sheet that scoring needs (rulebook A, B, F)."""
+
+    sheet: Sheet
+    herds: list[frozenset[Hex]]
+    settlements: list[frozenset[Hex]]
+    settlement_of: dict[Hex, int]
+    runs: list[Run]
+
+    @classmethod
+    def of(cls, sheet: Sheet) -> Valley:
+        by_item: dict[str | None, list[Hex]] = {}
+        for c in sheet.cells:
+            by_item.setdefault(c.item, []).append(c.hex)
+        settlements = components(by_item.get("house", ()))
+        settlement_of = {h: i for i, s in enumerate(settlements) for h in s}
+        rails = {c.hex: c.sides for c in sheet.cells if c.item == "rail" and c.sides}
+        herds = components(by_item.get("sheep", ()))
+        return cls(sheet, herds, settlements, settlement_of, track_runs(rails))
+
+    def houses(self) -> list[Hex]:
+        return sorted(self.settlement_of)
+
+    def run_settlements(self, run: Run) -> list[int]:
+        """Distinct settlements that the ends of ``run`` reach."""
+        found = {self.settlement_of[h] for h in run.reaches if h in self.settlement_of}
+        return sorted(found)
+
+    def linked_groups(self, min_length: int = 1) -> list[set[int]]:
+        """Settlements joined by track runs of at least ``min_length`` hexes (transitively)."""
+        parent = list(range(len(self.settlements)))
+
+        def root(i: int) -> int:
+            while parent[i] != i:
+                parent[i] = parent[parent[i]]
+                i = parent[i]
+            return i
+
+        for run in self.runs:
+            if len(run.hexes) >= min_length:
+                joined = self.run_settlements(run)
+                for other in joined[1:]:
+                    parent[root(other)] = root(joined[0])
+        groups: dict[int, set[int]] = {}
+        for i in range(len(self.settlements)):
+            groups.setdefault(root(i), set()).add(i)
+        return sorted(groups.values(), key=min)
+
+
+def track_runs(rails: Mapping[Hex, tuple[int, int]]) -> list[Run]:
+    """Split railway hexes into runs: neighbours join only through a side both tracks use."""
+
+    def joined(h: Hex, side: int) -> Hex | None:
+        n = neighbor(h, side)
+        sides = rails.get(n)
+        return n if sides is not None and opposite(side) in sides else None
+
+    def _next_rail(h: Hex, came_from: Hex | None) -> Hex | None:
+        return next((n for s in rails[h] if (n := joined(h, s)) not in (None, came_from)), None)
+
+    seen: set[Hex] = set()
+    runs = []
+    for start in sorted(rails):
+        if start in seen:
+            continue
+        # Walk to one end of the chain first (a loop brings us back to start).
+        head, came_from = start, None
+        while True:
+            nxt = _next_rail(head, came_from)
+            if nxt is None or nxt == start:
+                break
+            head, came_from = nxt, head
+        path, came_from = [head], None
+        while True:
+            nxt = _next_rail(path[-1], came_from)
+            if nxt is None or nxt == head:
+                break
+            came_from = path[-1]
+            path.append(nxt)
+        seen.update(path)
+        ends = dict.fromkeys((path[0], path[-1]))  # one hex when the run is a single rail
+        reaches = tuple(neighbor(h, s) for h in ends for s in rails[h] if joined(h, s) is None)
+        runs.append(Run(tuple(path), reaches))
+    return runs
+
+
+# --- A and B: the house–sheep pairing -------------------------------------------------------
+
+VIA_COST = {"adjacent": 0, "herd": 1, "settlement": 2, "railway": 3}
+
+
+def allowed_pairs(valley: Valley, kids: bool = False) -> dict[tuple[Hex, Hex], str]:
+    """Every (sheep, house) that rule A allows, with the simplest reason it is allowed.
+
+    Standard rules: a sheep may pair with a house adjacent to it; with any house another sheep
+    of its herd may pair with; with any house of the settlement of such a house; and through a
+    railway with any house of a settlement linked to one of those settlements. These rules close
+    over each other, so a herd may pair with every house of every linked group of settlements
+    that touches the herd. Kids variant: adjacency only.
+    """
+    houses = valley.settlement_of
+    allowed: dict[tuple[Hex, Hex], str] = {}
+    group_of = {s: g for g in valley.linked_groups() for s in g}
+    for herd in valley.herds:
+        touching = {n for sheep in herd for n in neighbors(sheep) if n in houses}
+        touched = {houses[h] for h in touching}
+        reachable = {s for t in touched for s in group_of[t]}
+        for sheep in sorted(herd):
+            adjacent = {n for n in neighbors(sheep) if n in houses}
+            for house in adjacent:
+                allowed[sheep, house] = "adjacent"
+            if kids:
+                continue
+            for s in reachable:
+                for house in valley.settlements[s]:
+                    if (sheep, house) in allowed:
+                        continue
+                    if house in touching:
+                        allowed[sheep, house] = "herd"
+                    elif s in touched:
+                        allowed[sheep, house] = "settlement"
+                    else:
+                        allowed[sheep, house] = "railway"
+    return allowed
+
+
+def pair_houses(valley: Valley, kids: bool = False) -> tuple[list[tuple[Hex, Hex, str]], list[Hex]]:
+    """A maximum matching of houses and sheep: ``(pairs as (house, sheep, via), unpaired)``.
+
+    The matching is solved by scipy's assignment solver: every allowed pair costs its reason's
+    rank (adjacent 0 … railway 3) and every forbidden pair more than all allowed pairs together
+    can, so the optimum first maximises the number of allowed pairs (a maximum bipartite
+    matching) and then picks, among the maximum matchings, the one with the plainest reasons.
+    """
+    houses = valley.houses()
+    allowed = allowed_pairs(valley, kids)
+    sheep = sorted({s for s, _ in allowed})
+    if not sheep:
+        return [], houses
+    forbidden = 3 * min(len(sheep), len(houses)) + 1
+    cost = np.full((len(sheep), len(houses)), forbidden, dtype=np.int64)
+    column = {h: j for j, h in enumerate(houses)}
+    row = {s: i for i, s in enumerate(sheep)}
+    for (s, h), via in allowed.items():
+        cost[row[s], column[h]] = VIA_COST[via]
+    rows, cols = linear_sum_assignment(cost)
+    pairs = [
+        (houses[j], sheep[i], allowed[sheep[i], houses[j]])
+        for i, j in zip(rows.tolist(), cols.tolist(), strict=True)
+        if (sheep[i], houses[j]) in allowed
+    ]
+    paired = {h for h, _, _ in pairs}
+    return sorted(pairs), [h for h in houses if h not in paired]
+
+
+# --- F: Valley Express ------------------------------------------------------------------------
+
+
+def express_points(options: Options, settlements: int) -> int:
+    """Points of a connected group by its size: the table's entry, or the largest one below.
+
+    The board's table defaults to ``n → n²`` (the rulebook's one example is 3 → 9). For more
+    settlements than the table lists, the largest entry applies.
+    """
+    table = options.valley_express
+    if table is None:
+        return settlements * settlements
+    sizes = [int(k) for k in table if int(k) <= settlements]
+    return table[str(max(sizes))] if sizes else 0
+
+
+def valley_express(valley: Valley, options: Options) -> list[dict[str, Any]]:
+    """Groups of ≥ 2 settlements joined by track runs of at least two railway hexes."""
+    groups = []
+    for group in valley.linked_groups(min_length=2):
+        if len(group) < 2:
+            continue
+        runs = [
+            _hexes(run.hexes)
+            for run in valley.runs
+            if len(run.hexes) >= 2 and len(set(valley.run_settlements(run)) & group) >= 2
+        ]
+        groups.append(
+            {
+                "settlements": [_hexes(sorted(valley.settlements[s])) for s in sorted(group)],
+                "runs": runs,
+                "points": express_points(options, len(group)),
+            }
+        )
+    return groups
+
+
+# --- the whole table --------------------------------------------------------------------------
+
+
+def _hexes(hexes: Iterable[Hex]) -> list[list[int]]:
+    return [[h.q, h.r] for h in hexes]
+
+
+@dataclass(frozen=True)
+class Tallies:
+    """Counts that the residents ranking and the tie-breaks compare."""
+
+    houses: int
+    sunflowers: int  # super sunflowers included, as everywhere in scoring
+    super_sunflowers: int
+
+    @property
+    def residents(self) -> int:
+        """2 per house (the starting house included) + 1 per super sunflower."""
+        return 2 * self.houses + self.super_sunflowers
+
+    @classmethod
+    def of(cls, sheet: Sheet) -> Tallies:
+        items = [c.item for c in sheet.cells]
+        supers = items.count("super-sunflower")
+        return cls(items.count("house"), items.count("sunflower") + supers, supers)
+
+
+def area_counts(sheet: Sheet) -> dict[str, int]:
+    """Sunflowers (super ones included) in each colour area of the sheet."""
+    counts = {c.area: 0 for c in sheet.cells if c.area is not None}
+    for c in sheet.cells:
+        if c.item in SUNFLOWERS and c.area is not None:
+            counts[c.area] += 1
+    return counts
+
+
+def area_winners(counts: Mapping[str, Mapping[str, int]]) -> dict[str, str | None]:
+    """C: per area, the player with strictly more sunflowers than every other player.
+
+    A tie at the top scores nobody; a player alone at the table needs at least one sunflower.
+    ``counts`` maps player → area → sunflowers.
+    """
+    areas = sorted({a for per_player in counts.values() for a in per_player})
+    winners: dict[str, str | None] = {}
+    for area in areas:
+        ranked = sorted(((c.get(area, 0), p) for p, c in counts.items()), reverse=True)
+        top = ranked[0][0]
+        runner_up = ranked[1][0] if len(ranked) > 1 else 0
+        winners[area] = ranked[0][1] if top > runner_up else None
+    return winners
+
+
+def mountain_points(sheet: Sheet) -> list[dict[str, Any]]:
+    """D: each mountain scores the adjacent hexes holding a sunflower or super sunflower."""
+    by_hex = sheet.by_hex
+    result = []
+    for c in sheet.cells:
+        if c.mountain:
+            around = [n for n in neighbors(c.hex) if n in by_hex and by_hex[n].item in SUNFLOWERS]
+            result.append({"hex": [c.q, c.r], "points": len(around), "sunflowers": _hexes(around)})
+    return result
+
+
+def resident_places(tallies: Mapping[str, Tallies]) -> dict[str, dict[str, Any]]:
+    """E: +5 for the most residents, +3 for the second most.
+
+    Ties are broken by most houses, then most sunflowers; players still tied get nothing for
+    that place, and places count distinct results, so the next player takes the next place.
+    """
+
+    def key(t: Tallies) -> tuple[int, int, int]:
+        return (t.residents, t.houses, t.sunflowers)
+
+    distinct = sorted({key(t) for t in tallies.values()}, reverse=True)
+    result = {}
+    for name, t in tallies.items():
+        place = distinct.index(key(t)) + 1
+        rivals = [o for n, o in tallies.items() if n != name and o.residents == t.residents]
+        tied = any(key(o) == key(t) for o in rivals)
+        points = 0 if tied or place > len(RESIDENT_PLACES) else RESIDENT_PLACES[place - 1]
+        result[name] = {"place": place, "points": points, "decided_by": _decided_by(t, rivals)}
+    return result
+
+
+def _decided_by(t: Tallies, rivals: Sequence[Tallies]) -> str | None:
+    """Which residents tie-break separated ``t`` from players with as many residents."""
+    steps = ["houses", "sunflowers", "still tied"]
+    depth = -1
+    for o in rivals:
+        if o.houses != t.houses:
+            depth = max(depth, 0)
+        else:
+            depth = max(depth, 1 if o.sunflowers != t.sunflowers else 2)
+    return steps[depth] if depth >= 0 else None
+
+
+def score(table: Table) -> Result:
+    """Score a validated table: categories A–F per player, total G, ranks and tie-breaks."""
+    kids = table.options.variant == "kids"
+    sheets = table.players
+    tallies = {s.name: Tallies.of(s) for s in sheets}
+    counts = {s.name: area_counts(s) for s in sheets}
+    winners_by_area = area_winners(counts)
+    residents = resident_places(tallies)
+    scores = []
+    for sheet in sheets:
+        valley = Valley.of(sheet)
+        pairs, unpaired = pair_houses(valley, kids)
+        mountains = mountain_points(sheet)
+        express = valley_express(valley, table.options)
+        taken = [a for a, w in winners_by_area.items() if w == sheet.name]
+        t = tallies[sheet.name]
+        categories = {
+            "houses_with_sheep": HOUSE_WITH_SHEEP * len(pairs),
+            "houses_without_sheep": HOUSE_WITHOUT_SHEEP * len(unpaired),
+            "sunflower_majority": AREA_MAJORITY * len(taken),
+            "mountains": sum(m["points"] for m in mountains),
+            "residents": residents[sheet.name]["points"],
+            "valley_express": sum(g["points"] for g in express),
+        }
+        details = {
+            "pairs": [
+                {"house": [h.q, h.r], "sheep": [s.q, s.r], "via": via} for h, s, via in pairs
+            ],
+            "unpaired_houses": _hexes(unpaired),
+            "herds": [_hexes(sorted(h)) for h in valley.herds],
+            "settlements": [_hexes(sorted(s)) for s in valley.settlements],
+            "links": _links(valley),
+            "areas": {
+                a: {"sunflowers": n, "taken": a in taken} for a, n in counts[sheet.name].items()
+            },
+            "mountains": mountains,
+            "residents": {
+                "count": t.residents,
+                "houses": t.houses,
+                "super_sunflowers": t.super_sunflowers,
+                "sunflowers": t.sunflowers,
+                "tally": sheet.residents,
+                **residents[sheet.name],
+            },
+            "valley_express": express,
+        }
+        scores.append(PlayerScore(sheet.name, categories, details))
+    tiebreaks = [
+        TieBreak("houses", {n: t.houses for n, t in tallies.items()}),
+        TieBreak("sunflowers", {n: t.sunflowers for n, t in tallies.items()}),
+        TieBreak("residents", {n: t.residents for n, t in tallies.items()}),
+    ]
+    extra = {
+        "areas": {
+            a: {"counts": {p: counts[p].get(a, 0) for p in counts}, "winner": w}
+            for a, w in winners_by_area.items()
+        }
+    }
+    return rank(NAME, scores, tiebreaks, warnings(table, tallies), extra)
+
+
+def _links(valley: Valley) -> list[dict[str, Any]]:
+    links = []
+    for run in valley.runs:
+        joined = valley.run_settlements(run)
+        if len(joined) >= 2:
+            links.append({"run": _hexes(run.hexes), "settlements": joined})
+    return links
+
+
+def warnings(table: Table, tallies: Mapping[str, Tallies]) -> list[str]:
+    """Residents tallies that differ from the drawing, empty hexes, unequal sheet layouts."""
+    found = []
+    for sheet in table.players:
+        t = tallies[sheet.name]
+        if sheet.residents is not None and sheet.residents != t.residents:
+            found.append(
+                f"{sheet.name}: the residents tally on the sheet says {sheet.residents}, the "
+                f"drawing gives {t.residents} (2 per house + 1 per super sunflower)"
+            )
+        empty = sum(1 for c in sheet.cells if not c.mountain and c.item is None)
+        if empty:
+            found.append(
+                f"{sheet.name}: {empty} empty hex(es); the game ends when no sheet has an empty "
+                "hex, so this sheet is scored as it stands"
+            )
+    first = table.players[0]
+    for sheet in table.players[1:]:
+        differing = _layout_differences(first, sheet)
+        if differing:
+            found.append(
+                f"{sheet.name}'s sheet layout differs from {first.name}'s ({differing}); all "
+                "players should use sheets with the same letter"
+            )
+    return found
+
+
+def _layout_differences(a: Sheet, b: Sheet) -> str:
+    def layout(s: Sheet) -> dict[str, frozenset[Hex]]:
+        areas: dict[str, set[Hex]] = {}
+        for c in s.cells:
+            areas.setdefault("mountains" if c.mountain else f"area {c.area}", set()).add(c.hex)
+        return {k: frozenset(v) for k, v in areas.items()}
+
+    la, lb = layout(a), layout(b)
+    return ", ".join(k for k in sorted(set(la) | set(lb)) if la.get(k) != lb.get(k))
+
+
+# --- layouts for editors ----------------------------------------------------------------------
+
+
+def example_layout() -> dict[str, Any]:
+    """The bundled example sheet layout (5 areas of 5 hexes and 5 mountains; not a printed
+    letter: the real layouts are not published, so tables paint or photograph their own)."""
+    text = resources.files("scorepad.data").joinpath("sunflower-valley-layout-example.json")
+    layout: dict[str, Any] = json.loads(text.read_text(encoding="utf-8"))
+    return layout
+
+
+def blank_sheet(layout: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Board-file cells for an empty sheet of ``layout``."""
+    cells = []
+    for c in layout["cells"]:
+        cell = {"q": c["q"], "r": c["r"]}
+        cell.update({"mountain": True} if c.get("mountain") else {"area": c["area"]})
+        cells.append(cell)
+    return cells
+
+
+class Layout(Model):
+    """A sheet layout: which hexes belong to which colour area, which are mountains."""
+
+    name: Annotated[StrictStr, Field(min_length=1, max_length=80)]
+    cells: Annotated[tuple[Cell, ...], LAX, Field(min_length=1)]
+
+
+def parse_layout(doc: Any) -> Layout:
+    """Validate a layout document ``{"name": ..., "cells": [...]}``: no items drawn on it."""
+    layout = validate(Layout, doc)
+    sheet = Sheet(name=layout.name, cells=layout.cells)
+    problems = [p.replace(f"player {layout.name!r}, ", "") for p in _check_sheet(sheet)]
+    problems += [f"cell {c.hex}: a layout has nothing drawn on it" for c in layout.cells if c.item]
+    if problems:
+        raise BoardError(problems)
+    return layout
+
+
+GAME = Game(name=NAME, title=TITLE, categories=CATEGORIES, parse=parse, dump=dump, score=score)
