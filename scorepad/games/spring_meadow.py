@@ -1,0 +1,730 @@
+"""Spring Meadow: one scoring phase, a game as a ledger of phases, and the solo game.
+
+Rules: ``shared/rules/README.md``, section "Spring Meadow" (the digest of
+``spring-meadow.ru.txt``); board file: ``shared/formats.md``, section "Spring Meadow".
+How we read the rules, and the two compatible board-file extensions (``options.layouts`` with
+a per-player ``layout``, and ``solo_values``), are in ``docs/spring-meadow.md``.
+
+A board is a grid of squares written as strings, top row first: vertical boards have 15 rows
+of 10, horizontal boards 10 rows of 15 as the player sees them. A square is named
+``(row, col)``: 0-based indices into ``rows``, row 0 being the top line of the file. Scoring
+counts *lines*, numbered from 1: rows from the bottom on a vertical board, columns from the
+left on a horizontal one.
+
+Helpers for a board editor:
+
+- ``ORIENTATIONS``; ``ROWS[orientation]`` and ``COLS[orientation]``: the board's shape;
+  ``LINES`` (15) and ``LINE_LENGTH`` (10): the counted lines.
+- ``SQUARE_CODES`` (code → name), ``BURROW_CODES``, ``SNOW``, ``COVERED``, ``OPEN``,
+  ``CLEARED``, ``MARMOT``.
+- ``empty_board(orientation, layout=None)``: all snow, with the layout's burrows open.
+- ``line_squares(orientation, line)``: the squares of counted line ``line``.
+- ``fill_row(rows, orientation, line)``: cover every snow square of that counted line.
+- ``Layout``, ``parse_layout(doc)``, ``dump_layout(layout)``, ``example_layout()``,
+  ``Layout.burrows_for(orientation)``: board layouts (which squares of a side are burrows).
+
+Scoring: ``GAME`` (the registry entry: ``parse``, ``dump``, ``score`` one phase),
+``score_board(board)`` for one board's categories and evidence, ``score_game(phases)`` for
+the ledger of a whole game (``Ledger``), ``solo_mark(total)`` and ``campaign(totals)`` for
+the solo game.
+
+``details`` of each player in a result:
+``counting`` ("rows from the bottom" or "columns from the left"), ``full_rows`` (the
+counted lines that scored 10, from 1), ``counting_row`` (the first incomplete line, ``None``
+when all 15 are full), ``counting_row_covered`` (its covered squares),
+``full_rows_not_counted`` (full lines above the first incomplete one: they never score),
+``cleared_burrows``, ``marmots``, ``open_burrows`` (lists of ``[row, col]``), ``picnic``
+(bool), ``seats_from_active`` (the tie-break value, ``None`` without an active player), and
+for a solo game ``solo`` (``values``, ``rows_completed``, ``mark``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from importlib import resources
+from typing import Any, Literal
+
+from pydantic import Field
+
+from scorepad.boardfile import BoardError, Model, unique_names, validate
+from scorepad.games import Game
+from scorepad.scoring import PlayerScore, Result, TieBreak, rank
+
+Orientation = Literal["vertical", "horizontal"]
+Square = tuple[int, int]
+
+ORIENTATIONS: tuple[Orientation, ...] = ("vertical", "horizontal")
+#: Rows and columns of the grid as the player sees it (formats.md).
+ROWS: Mapping[str, int] = {"vertical": 15, "horizontal": 10}
+COLS: Mapping[str, int] = {"vertical": 10, "horizontal": 15}
+#: Counted lines (rows from the bottom, or columns from the left) and squares per line.
+LINES = 15
+LINE_LENGTH = 10
+
+SNOW, COVERED, OPEN, CLEARED, MARMOT = ".", "#", "o", "c", "m"
+SQUARE_CODES: Mapping[str, str] = {
+    SNOW: "snow",
+    COVERED: "covered",
+    OPEN: "open burrow",
+    CLEARED: "cleared burrow",
+    MARMOT: "burrow with a marmot",
+}
+BURROW_CODES = frozenset({OPEN, CLEARED, MARMOT})
+#: Every burrow counts as a covered square ("Норы уже считаются закрытыми ячейками").
+COVERED_CODES = frozenset({COVERED, OPEN, CLEARED, MARMOT})
+
+BURROWS_PER_SIDE = 11
+MAX_PLAYERS = 4
+FULL_ROW_POINTS = 10
+PICNIC_POINTS = 2
+PINS_TO_WIN = 2
+SOLO_GOOD = 140
+SOLO_OUTSTANDING = 150
+CAMPAIGN_TARGET = 600
+
+#: A code may turn into these between two phases: tiles never move, marmots never leave.
+_LATER_CODES: Mapping[str, frozenset[str]] = {
+    SNOW: frozenset({SNOW, COVERED}),
+    OPEN: frozenset({OPEN, CLEARED, MARMOT, COVERED}),
+    CLEARED: frozenset({CLEARED, MARMOT, COVERED}),
+    MARMOT: frozenset({MARMOT, COVERED}),
+    COVERED: frozenset({COVERED}),
+}
+
+
+# ---------------------------------------------------------------------------- geometry
+
+
+def line_squares(orientation: Orientation, line: int) -> tuple[Square, ...]:
+    """The squares of counted line ``line`` (1 = bottom row, or left column when horizontal)."""
+    if not 1 <= line <= LINES:
+        raise ValueError(f"line {line} is outside 1..{LINES}")
+    if orientation == "vertical":
+        row = ROWS["vertical"] - line
+        return tuple((row, col) for col in range(COLS["vertical"]))
+    return tuple((row, line - 1) for row in range(ROWS["horizontal"]))
+
+
+def turn_square(square: Square, source: Orientation, target: Orientation) -> Square:
+    """A square of a board side seen after turning the board from ``source`` to ``target``.
+
+    Horizontal play is the vertical board turned a quarter turn clockwise, so that the bottom
+    row becomes the left column: the order in which lines are counted does not change
+    (docs/spring-meadow.md, "Horizontal boards").
+    """
+    row, col = square
+    if source == target:
+        return square
+    if source == "vertical":
+        return (col, LINES - 1 - row)
+    return (LINES - 1 - col, row)
+
+
+def empty_board(orientation: Orientation, layout: Layout | None = None) -> tuple[str, ...]:
+    """A board of snow, with the layout's burrows shown open (a new game's board)."""
+    burrows = layout.burrows_for(orientation) if layout else frozenset()
+    return tuple(
+        "".join(OPEN if (r, c) in burrows else SNOW for c in range(COLS[orientation]))
+        for r in range(ROWS[orientation])
+    )
+
+
+def fill_row(rows: Sequence[str], orientation: Orientation, line: int) -> tuple[str, ...]:
+    """Cover every snow square of counted line ``line``; burrow squares keep their code."""
+    grid = [list(row) for row in rows]
+    for r, c in line_squares(orientation, line):
+        if grid[r][c] == SNOW:
+            grid[r][c] = COVERED
+    return tuple("".join(row) for row in grid)
+
+
+def _squares_with(rows: Sequence[str], codes: frozenset[str]) -> list[Square]:
+    return [(r, c) for r, row in enumerate(rows) for c, code in enumerate(row) if code in codes]
+
+
+# ---------------------------------------------------------------------------- layouts
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Which squares of one printed board side are burrows, as drawn in ``orientation``."""
+
+    name: str
+    orientation: Orientation
+    burrows: frozenset[Square]
+
+    def burrows_for(self, orientation: Orientation) -> frozenset[Square]:
+        """The burrow squares when the side is played in ``orientation``."""
+        return frozenset(turn_square(s, self.orientation, orientation) for s in self.burrows)
+
+
+class _LayoutDoc(Model):
+    name: str
+    orientation: Orientation = "vertical"
+    rows: list[str]
+
+
+def _layout_from(doc: _LayoutDoc, label: str) -> tuple[Layout | None, list[str]]:
+    problems = []
+    if not doc.name.strip():
+        problems.append(f"{label}: the name is empty")
+    problems += _grid_problems(label, doc.rows, doc.orientation, frozenset({SNOW, OPEN}))
+    if problems:
+        return None, problems
+    burrows = frozenset(_squares_with(doc.rows, frozenset({OPEN})))
+    return Layout(doc.name, doc.orientation, burrows), []
+
+
+def parse_layout(doc: Any) -> Layout:
+    """Validate a layout document: ``{"name", "orientation", "rows"}`` with ``.`` and ``o``."""
+    model = validate(_LayoutDoc, doc)
+    layout, problems = _layout_from(model, f"layout {model.name!r}")
+    if layout is None:
+        raise BoardError(problems)
+    return layout
+
+
+def dump_layout(layout: Layout) -> dict[str, Any]:
+    """A layout document that :func:`parse_layout` reads back."""
+    rows = ROWS[layout.orientation]
+    cols = COLS[layout.orientation]
+    return {
+        "name": layout.name,
+        "orientation": layout.orientation,
+        "rows": [
+            "".join(OPEN if (r, c) in layout.burrows else SNOW for c in range(cols))
+            for r in range(rows)
+        ],
+    }
+
+
+def layout_warnings(layout: Layout) -> list[str]:
+    """A printed side has 11 burrows: any other count is probably a mistake in the layout."""
+    if len(layout.burrows) == BURROWS_PER_SIDE:
+        return []
+    return [
+        f"layout {layout.name!r} has {len(layout.burrows)} burrows; "
+        f"every printed board side has {BURROWS_PER_SIDE}"
+    ]
+
+
+def example_layout() -> Layout:
+    """The bundled example layout (an invented side, not one of the 8 printed ones)."""
+    text = (
+        resources.files("scorepad")
+        .joinpath("data/spring-meadow-layout-example.json")
+        .read_text(encoding="utf-8")
+    )
+    return parse_layout(json.loads(text))
+
+
+# ---------------------------------------------------------------------------- the table
+
+
+@dataclass(frozen=True)
+class Board:
+    """One player's mountain board at a scoring phase (or at the end of a solo game)."""
+
+    name: str
+    orientation: Orientation
+    rows: tuple[str, ...]
+    layout: str | None = None
+    #: Solo: the signpost values written down as rows were completed.
+    solo_values: tuple[int, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Table:
+    """The boards in clockwise seating order, the active player, the known layouts."""
+
+    players: tuple[Board, ...]
+    active: str | None = None
+    layouts: tuple[Layout, ...] = ()
+
+    def layout_of(self, board: Board) -> Layout | None:
+        return next((x for x in self.layouts if x.name == board.layout), None)
+
+    @property
+    def solo(self) -> bool:
+        return len(self.players) == 1 and self.players[0].solo_values is not None
+
+
+class _OptionsDoc(Model):
+    active: str | None = None
+    layouts: list[_LayoutDoc] = Field(default_factory=list)
+
+
+class _PlayerDoc(Model):
+    name: str
+    orientation: Orientation = "vertical"
+    rows: list[str]
+    layout: str | None = None
+    solo_values: list[int] | None = None
+
+
+class _TableDoc(Model):
+    game: Literal["spring-meadow"]
+    options: _OptionsDoc = _OptionsDoc()
+    players: list[_PlayerDoc]
+
+
+def _grid_problems(
+    label: str, rows: Sequence[str], orientation: Orientation, codes: frozenset[str]
+) -> list[str]:
+    """Shape and square codes of a grid (formats.md: 15 rows of 10, or 10 rows of 15)."""
+    want_rows, want_cols = ROWS[orientation], COLS[orientation]
+    problems = []
+    if len(rows) != want_rows:
+        problems.append(
+            f"{label}: {len(rows)} rows; a {orientation} board has {want_rows} rows "
+            f"of {want_cols} squares"
+        )
+    for r, row in enumerate(rows):
+        if len(row) != want_cols:
+            problems.append(
+                f"{label}, row {r}: {len(row)} squares; a {orientation} board row has {want_cols}"
+            )
+        for c, code in enumerate(row):
+            if code not in codes:
+                allowed = " ".join(sorted(codes))
+                problems.append(
+                    f"{label}, square ({r}, {c}): {code!r} is not a square code ({allowed})"
+                )
+    return problems
+
+
+def _burrow_problems(
+    label: str, rows: Sequence[str], burrows: frozenset[Square] | None
+) -> list[str]:
+    """Burrow codes only where the side has burrows; a burrow square is never snow."""
+    if burrows is None:
+        seen = _squares_with(rows, BURROW_CODES)
+        if len(seen) > BURROWS_PER_SIDE:
+            return [
+                f"{label}: {len(seen)} burrow squares (o, c, m); a board side has only "
+                f"{BURROWS_PER_SIDE} burrows"
+            ]
+        return []
+    problems = []
+    for r, row in enumerate(rows):
+        for c, code in enumerate(row):
+            if code in BURROW_CODES and (r, c) not in burrows:
+                problems.append(
+                    f"{label}, square ({r}, {c}): {SQUARE_CODES[code]} {code!r} where the "
+                    "layout has no burrow"
+                )
+            elif code == SNOW and (r, c) in burrows:
+                problems.append(
+                    f"{label}, square ({r}, {c}): the layout has a burrow here, so it is open "
+                    "'o', cleared 'c', with a marmot 'm' or covered '#', never snow '.'"
+                )
+    return problems
+
+
+def parse(doc: Any) -> Table:
+    """Validate a Spring Meadow board file; every problem is listed in one :class:`BoardError`."""
+    model = validate(_TableDoc, doc)
+    problems = unique_names([p.name for p in model.players])
+    if not 1 <= len(model.players) <= MAX_PLAYERS:
+        problems.append(f"players: {len(model.players)} players; Spring Meadow is for 1 to 4")
+    layouts: list[Layout] = []
+    for i, layout_doc in enumerate(model.options.layouts):
+        layout, found = _layout_from(layout_doc, f"'options', layout {layout_doc.name!r}")
+        problems += found
+        if layout and any(x.name == layout.name for x in layouts):
+            problems.append(f"'options', layout #{i + 1}: two layouts are named {layout.name!r}")
+        elif layout:
+            layouts.append(layout)
+    by_name = {x.name: x for x in layouts}
+    names = [p.name for p in model.players]
+    active = model.options.active
+    if active is not None and active not in names:
+        problems.append(f"'options', 'active': {active!r} is not one of the players")
+    for p in model.players:
+        label = f"player {p.name!r}"
+        grid = _grid_problems(label, p.rows, p.orientation, frozenset(SQUARE_CODES))
+        problems += grid
+        layout = by_name.get(p.layout) if p.layout is not None else None
+        if p.layout is not None and layout is None:
+            problems.append(f"{label}: layout {p.layout!r} is not in 'options', 'layouts'")
+        if not grid:
+            burrows = layout.burrows_for(p.orientation) if layout else None
+            problems += _burrow_problems(label, p.rows, burrows)
+        problems += _solo_problems(label, p, len(model.players), active)
+    if problems:
+        raise BoardError(problems)
+    boards = tuple(
+        Board(
+            name=p.name,
+            orientation=p.orientation,
+            rows=tuple(p.rows),
+            layout=p.layout,
+            solo_values=tuple(p.solo_values) if p.solo_values is not None else None,
+        )
+        for p in model.players
+    )
+    return Table(players=boards, active=active, layouts=tuple(layouts))
+
+
+def _solo_problems(label: str, p: _PlayerDoc, players: int, active: str | None) -> list[str]:
+    """``solo_values`` belong to a lone player, who has no scoring phase and no picnic."""
+    if p.solo_values is None:
+        return []
+    problems = []
+    if players != 1:
+        problems.append(f"{label}: 'solo_values' are for a solo game (one player)")
+    if active is not None:
+        problems.append(f"{label}: a solo game has no scoring phase, so no active player")
+    if len(p.solo_values) > LINES:
+        problems.append(
+            f"{label}: {len(p.solo_values)} solo values; at most {LINES} rows can be completed"
+        )
+    for i, value in enumerate(p.solo_values):
+        if value < 0:
+            problems.append(f"{label}, solo value #{i + 1}: {value} is negative")
+    return problems
+
+
+def dump(table: Table) -> dict[str, Any]:
+    """The board file of ``table`` (round-trips through :func:`parse`)."""
+    options: dict[str, Any] = {}
+    if table.active is not None:
+        options["active"] = table.active
+    if table.layouts:
+        options["layouts"] = [dump_layout(x) for x in table.layouts]
+    players = []
+    for b in table.players:
+        player: dict[str, Any] = {
+            "name": b.name,
+            "orientation": b.orientation,
+            "rows": list(b.rows),
+        }
+        if b.layout is not None:
+            player["layout"] = b.layout
+        if b.solo_values is not None:
+            player["solo_values"] = list(b.solo_values)
+        players.append(player)
+    return {"game": "spring-meadow", "options": options, "players": players}
+
+
+# ---------------------------------------------------------------------------- scoring
+
+
+def score_board(board: Board) -> tuple[dict[str, int], dict[str, Any]]:
+    """One board's phase categories (picnic 0) and the evidence.
+
+    Rule: +10 per completely covered line from the bottom (left) up to the first incomplete
+    line, +1 per covered square of that line, full lines above it never score; every burrow
+    counts as covered; +1 per cleared burrow anywhere, a marmot's burrow scores nothing.
+    """
+    full: list[int] = []
+    counting_row: int | None = None
+    counting_covered = 0
+    for line in range(1, LINES + 1):
+        covered = sum(
+            board.rows[r][c] in COVERED_CODES for r, c in line_squares(board.orientation, line)
+        )
+        if covered < LINE_LENGTH:
+            counting_row, counting_covered = line, covered
+            break
+        full.append(line)
+    not_counted = []
+    if counting_row is not None:
+        for line in range(counting_row + 1, LINES + 1):
+            squares = line_squares(board.orientation, line)
+            if all(board.rows[r][c] in COVERED_CODES for r, c in squares):
+                not_counted.append(line)
+    cleared = _squares_with(board.rows, frozenset({CLEARED}))
+    categories = {
+        "full_rows": FULL_ROW_POINTS * len(full),
+        "partial_row": counting_covered,
+        "cleared_burrows": len(cleared),
+        "picnic": 0,
+    }
+    details: dict[str, Any] = {
+        "counting": "rows from the bottom"
+        if board.orientation == "vertical"
+        else "columns from the left",
+        "full_rows": full,
+        "counting_row": counting_row,
+        "counting_row_covered": counting_covered,
+        "full_rows_not_counted": not_counted,
+        "cleared_burrows": [list(s) for s in cleared],
+        "marmots": [list(s) for s in _squares_with(board.rows, frozenset({MARMOT}))],
+        "open_burrows": [list(s) for s in _squares_with(board.rows, frozenset({OPEN}))],
+        "picnic": False,
+        "seats_from_active": None,
+    }
+    return categories, details
+
+
+def seats_from_active(names: Sequence[str], active: str) -> dict[str, int]:
+    """Counter-clockwise seat distance from the active player (players listed clockwise).
+
+    Rule: on a tie the tied player farthest counter-clockwise from the active player wins;
+    the active player itself is the nearest (0). Larger wins.
+    """
+    a = list(names).index(active)
+    n = len(names)
+    return {name: (a - i) % n for i, name in enumerate(names)}
+
+
+def _table_warnings(table: Table) -> list[str]:
+    warnings = []
+    for known in table.layouts:
+        warnings += layout_warnings(known)
+    for board in table.players:
+        layout = table.layout_of(board)
+        if layout is None:
+            continue
+        burrows = layout.burrows_for(board.orientation)
+        hidden = sum(board.rows[r][c] == COVERED for r, c in burrows)
+        marmots = sum(board.rows[r][c] == MARMOT for r, c in burrows)
+        if hidden > marmots:
+            # Covering a burrow costs a marmot on a cleared burrow (rule "Норы").
+            warnings.append(
+                f"player {board.name!r}: {hidden} burrows are covered by tiles but only "
+                f"{marmots} marmots are on the board; covering a burrow needs a marmot on a "
+                "cleared burrow"
+            )
+    return warnings
+
+
+def _solo_score(board: Board) -> PlayerScore:
+    """Solo: the values written down as rows were completed, plus 1 per cleared burrow."""
+    values = board.solo_values or ()
+    categories, details = score_board(board)
+    total = sum(values) + categories["cleared_burrows"]
+    details["solo"] = {
+        "values": list(values),
+        "rows_completed": len(details["full_rows"]),
+        "mark": solo_mark(total),
+        "good": SOLO_GOOD,
+        "outstanding": SOLO_OUTSTANDING,
+    }
+    solo_categories = {
+        "full_rows": sum(values),
+        "partial_row": 0,
+        "cleared_burrows": categories["cleared_burrows"],
+        "picnic": 0,
+    }
+    return PlayerScore(board.name, solo_categories, details)
+
+
+def solo_mark(total: int) -> str | None:
+    """The rulebook's solo goals: 140 is a good result, 150 an outstanding one."""
+    if total >= SOLO_OUTSTANDING:
+        return "outstanding"
+    if total >= SOLO_GOOD:
+        return "good"
+    return None
+
+
+def campaign(totals: Sequence[int]) -> dict[str, Any]:
+    """The solo campaign: 4 games on 4 different boards, aiming at 600 points in all."""
+    if len(totals) > 4:
+        raise ValueError(f"a campaign has 4 games, not {len(totals)}")
+    total = sum(totals)
+    return {
+        "games": list(totals),
+        "total": total,
+        "target": CAMPAIGN_TARGET,
+        "reached": len(totals) == 4 and total >= CAMPAIGN_TARGET,
+    }
+
+
+def score(table: Table) -> Result:
+    """Score one scoring phase (or a solo game); ``winners`` is the phase winner."""
+    warnings = _table_warnings(table)
+    if table.solo:
+        board = table.players[0]
+        player = _solo_score(board)
+        rows_completed = player.details["solo"]["rows_completed"]
+        if len(board.solo_values or ()) != rows_completed:
+            warnings.append(
+                f"player {board.name!r}: {len(board.solo_values or ())} solo values written "
+                f"down but {rows_completed} rows are complete from the bottom; one value is "
+                "written per completed row"
+            )
+        return rank("spring-meadow", [player], warnings=warnings)
+    names = [b.name for b in table.players]
+    seats = seats_from_active(names, table.active) if table.active else None
+    scores = []
+    for board in table.players:
+        categories, details = score_board(board)
+        if board.name == table.active:
+            categories["picnic"] = PICNIC_POINTS
+            details["picnic"] = True
+        if seats is not None:
+            details["seats_from_active"] = seats[board.name]
+        scores.append(PlayerScore(board.name, categories, details))
+    tiebreaks = []
+    if seats is not None:
+        tiebreaks.append(TieBreak("seats counter-clockwise from the active player", seats))
+    return rank("spring-meadow", scores, tiebreaks, warnings)
+
+
+GAME = Game(
+    name="spring-meadow",
+    title="Spring Meadow",
+    categories={
+        "full_rows": "Full rows (10 each)",
+        "partial_row": "First incomplete row",
+        "cleared_burrows": "Cleared burrows",
+        "picnic": "Picnic",
+    },
+    parse=parse,
+    dump=dump,
+    score=score,
+)
+
+
+# ---------------------------------------------------------------------------- the ledger
+
+
+@dataclass(frozen=True)
+class PhaseResult:
+    """One scoring phase of a game: its result, the pins after it, the marmots it began with."""
+
+    number: int
+    table: Table
+    result: Result
+    #: Marmots put on the previous phase winner's cleared burrows before this phase.
+    marmots_placed: Mapping[str, tuple[Square, ...]]
+    pins: Mapping[str, int]
+
+    @property
+    def winners(self) -> tuple[str, ...]:
+        return self.result.winners
+
+
+@dataclass(frozen=True)
+class Ledger:
+    """A game of Spring Meadow: its phases, the hiking pins and the game winner(s)."""
+
+    phases: tuple[PhaseResult, ...]
+    pins: Mapping[str, int]
+    #: Players with 2 pins; empty while the game goes on.
+    winners: tuple[str, ...]
+    warnings: tuple[str, ...] = field(default=())
+
+    @property
+    def finished(self) -> bool:
+        return bool(self.winners)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "game": "spring-meadow",
+            "phases": [
+                {
+                    "phase": p.number,
+                    "marmots_placed": {
+                        name: [list(s) for s in squares]
+                        for name, squares in p.marmots_placed.items()
+                    },
+                    "pins": dict(p.pins),
+                    **p.result.to_json(),
+                }
+                for p in self.phases
+            ],
+            "pins": dict(self.pins),
+            "winners": list(self.winners),
+            "finished": self.finished,
+            "warnings": list(self.warnings),
+        }
+
+
+def score_game(phases: Sequence[Table | Mapping[str, Any]]) -> Ledger:
+    """Score a game as a ledger of phases (board files or parsed tables, in playing order).
+
+    Rules: the phase winner takes a hiking pin and puts marmots on all its cleared burrows,
+    so those squares are marmots in every later phase (a ``c`` recorded there becomes ``m``);
+    the first player with 2 pins wins the game and no phase follows. A shared phase win
+    (no active player known) gives each tied player a pin. Tiles never move and marmots
+    never leave, so a square may only change as ``_LATER_CODES`` allows.
+    """
+    if not phases:
+        raise BoardError(["a game needs at least one scoring phase"])
+    tables = [p if isinstance(p, Table) else parse(p) for p in phases]
+    problems = _ledger_shape_problems(tables)
+    if problems:
+        raise BoardError(problems)
+    pins = dict.fromkeys((b.name for b in tables[0].players), 0)
+    results: list[PhaseResult] = []
+    warnings: list[str] = []
+    previous: Table | None = None
+    previous_winners: tuple[str, ...] = ()
+    for number, table in enumerate(tables, start=1):
+        if any(count >= PINS_TO_WIN for count in pins.values()):
+            raise BoardError(
+                [f"phase {number}: the game ended after phase {number - 1} (first to 2 pins)"]
+            )
+        placed: dict[str, tuple[Square, ...]] = {}
+        if previous is not None:
+            table, placed = _place_marmots(previous, table, previous_winners, number)
+        result = score(table)
+        for name in result.winners:
+            pins[name] += 1
+        if len(result.winners) > 1:
+            warnings.append(
+                f"phase {number}: no active player recorded, so "
+                f"{', '.join(result.winners)} share the win and each takes a pin"
+            )
+        warnings += [f"phase {number}: {w}" for w in result.warnings]
+        results.append(PhaseResult(number, table, result, placed, dict(pins)))
+        previous, previous_winners = table, result.winners
+    winners = tuple(name for name, count in pins.items() if count >= PINS_TO_WIN)
+    return Ledger(tuple(results), dict(pins), winners, tuple(warnings))
+
+
+def _ledger_shape_problems(tables: Sequence[Table]) -> list[str]:
+    """Every phase has the same players, in the same seats, on the same boards."""
+    first = tables[0]
+    problems = []
+    if first.solo or len(first.players) < 2:
+        problems.append("a solo game has no scoring phases; score it as one board file")
+    for number, table in enumerate(tables[1:], start=2):
+        if [b.name for b in table.players] != [b.name for b in first.players]:
+            problems.append(f"phase {number}: the players or their seats differ from phase 1")
+            continue
+        for b, b1 in zip(table.players, first.players, strict=True):
+            if b.orientation != b1.orientation:
+                problems.append(
+                    f"phase {number}, player {b.name!r}: the board is {b.orientation} but was "
+                    f"{b1.orientation} in phase 1; a board is not turned during a game"
+                )
+    return problems
+
+
+def _place_marmots(
+    previous: Table, table: Table, winners: Sequence[str], number: int
+) -> tuple[Table, dict[str, tuple[Square, ...]]]:
+    """Check each square's history and put the previous winners' marmots on their burrows."""
+    problems = []
+    placed: dict[str, tuple[Square, ...]] = {}
+    boards = []
+    for before, board in zip(previous.players, table.players, strict=True):
+        label = f"phase {number}, player {board.name!r}"
+        grid = [list(row) for row in board.rows]
+        for r, row in enumerate(before.rows):
+            for c, old in enumerate(row):
+                new = grid[r][c]
+                if new not in _LATER_CODES[old]:
+                    problems.append(
+                        f"{label}, square ({r}, {c}): {SQUARE_CODES[old]} {old!r} in phase "
+                        f"{number - 1} cannot become {SQUARE_CODES[new]} {new!r}: tiles never "
+                        "move and marmots never leave"
+                    )
+        if board.name in winners:
+            # The winner's marmots went on every burrow it had cleared in the last phase.
+            squares = tuple(_squares_with(before.rows, frozenset({CLEARED})))
+            for r, c in squares:
+                if grid[r][c] == CLEARED:
+                    grid[r][c] = MARMOT
+            placed[board.name] = squares
+        boards.append(replace(board, rows=tuple("".join(row) for row in grid)))
+    if problems:
+        raise BoardError(problems)
+    return replace(table, players=tuple(boards)), placed
