@@ -652,10 +652,10 @@ def score_game(phases: Sequence[Table | Mapping[str, Any]]) -> Ledger:
     if problems:
         raise BoardError(problems)
     pins = dict.fromkeys((b.name for b in tables[0].players), 0)
+    marmots: dict[str, set[Square]] = {name: set() for name in pins}
     results: list[PhaseResult] = []
     warnings: list[str] = []
     previous: Table | None = None
-    previous_winners: tuple[str, ...] = ()
     for number, table in enumerate(tables, start=1):
         if any(count >= PINS_TO_WIN for count in pins.values()):
             raise BoardError(
@@ -663,7 +663,11 @@ def score_game(phases: Sequence[Table | Mapping[str, Any]]) -> Ledger:
             )
         placed: dict[str, tuple[Square, ...]] = {}
         if previous is not None:
-            table, placed = _place_marmots(previous, table, previous_winners, number)
+            for name in results[-1].winners:
+                placed[name] = tuple(_squares_with(_board(previous, name).rows, _CLEARED))
+                marmots[name].update(placed[name])
+            table = _with_marmots(table, marmots)
+            _check_history(previous, table, number)
         result = score(table)
         for name in result.winners:
             pins[name] += 1
@@ -674,9 +678,16 @@ def score_game(phases: Sequence[Table | Mapping[str, Any]]) -> Ledger:
             )
         warnings += [f"phase {number}: {w}" for w in result.warnings]
         results.append(PhaseResult(number, table, result, placed, dict(pins)))
-        previous, previous_winners = table, result.winners
+        previous = table
     winners = tuple(name for name, count in pins.items() if count >= PINS_TO_WIN)
     return Ledger(tuple(results), dict(pins), winners, tuple(warnings))
+
+
+_CLEARED = frozenset({CLEARED})
+
+
+def _board(table: Table, name: str) -> Board:
+    return next(b for b in table.players if b.name == name)
 
 
 def _ledger_shape_problems(tables: Sequence[Table]) -> list[str]:
@@ -698,33 +709,30 @@ def _ledger_shape_problems(tables: Sequence[Table]) -> list[str]:
     return problems
 
 
-def _place_marmots(
-    previous: Table, table: Table, winners: Sequence[str], number: int
-) -> tuple[Table, dict[str, tuple[Square, ...]]]:
-    """Check each square's history and put the previous winners' marmots on their burrows."""
-    problems = []
-    placed: dict[str, tuple[Square, ...]] = {}
+def _with_marmots(table: Table, marmots: Mapping[str, set[Square]]) -> Table:
+    """Show the marmots a phase winner put on its cleared burrows, if recorded as cleared."""
     boards = []
-    for before, board in zip(previous.players, table.players, strict=True):
-        label = f"phase {number}, player {board.name!r}"
+    for board in table.players:
         grid = [list(row) for row in board.rows]
+        for r, c in marmots[board.name]:
+            if grid[r][c] == CLEARED:
+                grid[r][c] = MARMOT
+        boards.append(replace(board, rows=tuple("".join(row) for row in grid)))
+    return replace(table, players=tuple(boards))
+
+
+def _check_history(previous: Table, table: Table, number: int) -> None:
+    """Between two phases tiles never move and marmots never leave (``_LATER_CODES``)."""
+    problems = []
+    for before, board in zip(previous.players, table.players, strict=True):
         for r, row in enumerate(before.rows):
             for c, old in enumerate(row):
-                new = grid[r][c]
+                new = board.rows[r][c]
                 if new not in _LATER_CODES[old]:
                     problems.append(
-                        f"{label}, square ({r}, {c}): {SQUARE_CODES[old]} {old!r} in phase "
-                        f"{number - 1} cannot become {SQUARE_CODES[new]} {new!r}: tiles never "
-                        "move and marmots never leave"
+                        f"phase {number}, player {board.name!r}, square ({r}, {c}): "
+                        f"{SQUARE_CODES[old]} {old!r} in phase {number - 1} cannot become "
+                        f"{SQUARE_CODES[new]} {new!r}: tiles never move and marmots never leave"
                     )
-        if board.name in winners:
-            # The winner's marmots went on every burrow it had cleared in the last phase.
-            squares = tuple(_squares_with(before.rows, frozenset({CLEARED})))
-            for r, c in squares:
-                if grid[r][c] == CLEARED:
-                    grid[r][c] = MARMOT
-            placed[board.name] = squares
-        boards.append(replace(board, rows=tuple("".join(row) for row in grid)))
     if problems:
         raise BoardError(problems)
-    return replace(table, players=tuple(boards)), placed
