@@ -1,0 +1,127 @@
+"""Scorepad's phone web app: Flask + htmx over the scoring engines.
+
+``create_app(test_config=None)`` builds the app. Configuration comes from the defaults below,
+then the environment (``DATABASE_URL``, ``SECRET_KEY``, and any ``SCOREPAD_*`` variable),
+then ``test_config``. All state lives in the database, so any number of gunicorn workers can
+serve the same tables.
+
+Screen families are blueprints: :mod:`.tables` (list, new table, import/export, results,
+check a paper sheet), :mod:`.editor` (board editors: taps, fields, undo/redo) and
+:mod:`.layouts` (sheet and burrow layouts).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, Response, request
+from flask_wtf.csrf import CSRFError, CSRFProtect
+
+from scorepad.web import db
+from scorepad.web.htmx import error_page, is_htmx
+
+ROOT = Path(__file__).resolve().parents[2]
+HTMX = "htmx-2.0.11.min.js"
+
+csrf = CSRFProtect()
+
+
+def create_app(test_config: dict[str, Any] | None = None) -> Flask:
+    instance = Path(os.environ.get("SCOREPAD_INSTANCE_PATH", ROOT / "instance"))
+    app = Flask(
+        __name__,
+        instance_path=str(instance),
+        template_folder=str(ROOT / "templates"),
+        static_folder=str(ROOT / "static"),
+    )
+    app.config.update(
+        DATABASE_URL=f"sqlite:///{instance / 'scorepad.sqlite3'}",
+        MAX_CONTENT_LENGTH=2_000_000,  # a board file is far smaller; see boardfile.MAX_BOARD_BYTES
+        WTF_CSRF_TIME_LIMIT=None,  # a game can last hours: the token lives as long as the session
+        SESSION_COOKIE_SAMESITE="Lax",
+        SESSION_COOKIE_HTTPONLY=True,
+        SEND_FILE_MAX_AGE_DEFAULT=3600,
+        HTMX=HTMX,
+    )
+    for key in ("DATABASE_URL", "SECRET_KEY"):
+        if os.environ.get(key):
+            app.config[key] = os.environ[key]
+    app.config.from_prefixed_env("SCOREPAD")
+    if test_config:
+        app.config.update(test_config)
+    if app.config.get("DATABASE_URL", "").startswith("sqlite:///"):
+        Path(app.config["DATABASE_URL"].removeprefix("sqlite:///")).parent.mkdir(
+            parents=True, exist_ok=True
+        )
+    if not app.config.get("SECRET_KEY"):
+        app.config["SECRET_KEY"] = _instance_secret(instance)
+
+    db.init_app(app)
+    csrf.init_app(app)
+
+    from scorepad.web import editor, layouts, tables
+
+    app.register_blueprint(tables.bp)
+    app.register_blueprint(editor.bp)
+    app.register_blueprint(layouts.bp)
+    _register_errors(app)
+
+    @app.after_request
+    def _headers(resp: Response) -> Response:
+        if resp.mimetype == "text/html":
+            resp.vary.add("HX-Request")  # the same URL answers with a page or a fragment
+            resp.headers.setdefault("Cache-Control", "no-store")
+        resp.headers.setdefault("X-Content-Type-Options", "nosniff")
+        resp.headers.setdefault("Referrer-Policy", "same-origin")
+        return resp
+
+    return app
+
+
+def _instance_secret(instance: Path) -> str:
+    """A secret key kept in the instance folder, the same for every worker and restart."""
+    instance.mkdir(parents=True, exist_ok=True)
+    path = instance / "secret_key"
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return path.read_text().strip()
+    with os.fdopen(fd, "w") as f:
+        f.write(secrets.token_hex(32))
+    return path.read_text().strip()
+
+
+def _register_errors(app: Flask) -> None:
+    @app.errorhandler(db.NotFound)
+    @app.errorhandler(404)
+    def _not_found(_err: Exception) -> Response:
+        return error_page(404, "Not found", "There is nothing at this address.")
+
+    @app.errorhandler(405)
+    def _method(_err: Exception) -> Response:
+        return error_page(405, "Not allowed", "This address does not accept that request.")
+
+    @app.errorhandler(413)
+    def _too_large(_err: Exception) -> Response:
+        return error_page(413, "Too large", "The file is too large: a board file is under 2 MB.")
+
+    @app.errorhandler(CSRFError)
+    def _csrf(_err: CSRFError) -> Response:
+        return error_page(
+            400,
+            "Page expired",
+            "This page is out of date (its security token is missing or expired). "
+            "Reload the page and try again.",
+        )
+
+    @app.errorhandler(400)
+    def _bad(_err: Exception) -> Response:
+        return error_page(400, "Bad request", "The request was incomplete or malformed.")
+
+    @app.errorhandler(500)
+    def _server(_err: Exception) -> Response:
+        app.logger.error("server error on %s %s (htmx=%s)", request.method, request.path, is_htmx())
+        return error_page(500, "Something went wrong", "The server failed on this request. Reload the page to see what is stored.")

@@ -1,0 +1,110 @@
+"""Board editors, one module per game, each implementing the :class:`BoardKit` protocol.
+
+A kit turns the new-table form into a first board-file document, applies one tap or one
+field to a document (a pure function: document in, new document out), and prepares what the
+board template draws, including the explanations. Validation of the result is the engine's
+job (``game.parse``); a kit only refuses what it cannot express (a hex off the sheet, an
+unknown tool) with :class:`EditRefused`.
+
+Templates are found by convention under ``templates/boards/<module>/``: ``options.html``
+(new-table options), ``palette.html``, ``board.html`` and ``fields.html`` (per-player fields).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import import_module
+from typing import Any, Protocol
+
+from scorepad import games
+from scorepad.scoring import Result
+
+
+class EditRefused(ValueError):
+    """A tap or form value the board cannot take; the message is shown to the player."""
+
+
+@dataclass(frozen=True)
+class Tool:
+    key: str
+    label: str
+    #: A colour shown instead of an icon (Harmonies tokens, Spring Meadow squares).
+    swatch: str = ""
+
+
+class BoardKit(Protocol):
+    NAME: str
+    MODULE: str
+    MAX_PLAYERS: int
+    TOOLS: tuple[Tool, ...]
+
+    def options_context(self) -> dict[str, Any]: ...
+
+    def new_table(
+        self, form: Mapping[str, str], names: list[str]
+    ) -> tuple[dict[str, Any], dict[str, Any]]: ...
+
+    def tap(
+        self, doc: dict[str, Any], meta: dict[str, Any], player: int, form: Mapping[str, str]
+    ) -> dict[str, Any]: ...
+
+    def set_field(
+        self, doc: dict[str, Any], meta: dict[str, Any], player: int, form: Mapping[str, str]
+    ) -> tuple[dict[str, Any], dict[str, Any]]: ...
+
+    def board(
+        self,
+        doc: dict[str, Any],
+        meta: dict[str, Any],
+        player: int,
+        result: Result | None,
+        highlight: str | None = None,
+    ) -> dict[str, Any]: ...
+
+
+_MODULES = {
+    "sunflower-valley": "scorepad.web.boards.sunflower_valley",
+    "harmonies": "scorepad.web.boards.harmonies",
+    "spring-meadow": "scorepad.web.boards.spring_meadow",
+    "seasons": "scorepad.web.boards.seasons",
+}
+
+
+def kits() -> dict[str, BoardKit]:
+    """Editors for every game whose engine has landed, in the registry's order."""
+    found: dict[str, BoardKit] = {}
+    for name in games.available():
+        module = _MODULES.get(name)
+        if module is None:
+            continue
+        try:
+            found[name] = import_module(module)  # type: ignore[assignment]
+        except ModuleNotFoundError as err:
+            if err.name != module:
+                raise
+    return found
+
+
+def kit(name: str) -> BoardKit | None:
+    return kits().get(name)
+
+
+def int_field(form: Mapping[str, str], key: str, low: int, high: int, label: str) -> int:
+    """A whole number from a form, within bounds, or :class:`EditRefused` saying why."""
+    raw = (form.get(key) or "").strip()
+    try:
+        value = int(raw)
+    except ValueError:
+        raise EditRefused(f"{label}: enter a whole number") from None
+    if not low <= value <= high:
+        raise EditRefused(f"{label}: {value} is out of range ({low} to {high})")
+    return value
+
+
+def player_index(doc: Mapping[str, Any], raw: str | None) -> int:
+    try:
+        index = int(raw or 0)
+    except ValueError:
+        index = 0
+    return min(max(index, 0), len(doc.get("players", [])) - 1)

@@ -1,0 +1,380 @@
+"""Sunflower Valley editor: the sheet from its layout, a palette of drawings, and the why.
+
+A tap puts the selected drawing in a hex (``sunflower_valley`` validates the result);
+tapping a rail with the same rail tool again turns it through that kind's legal
+orientations in :data:`scorepad.games.sunflower_valley.RAIL_ORIENTATIONS` order. The board
+draws the engine's evidence: a line from each sheep to its paired house, unpaired houses
+ringed, each mountain's points, and the areas this player took.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any
+
+from scorepad.boardfile import BoardError
+from scorepad.games import sunflower_valley as sv
+from scorepad.hexgrid import Hex, Orientation, oddq_to_axial
+from scorepad.scoring import Result
+from scorepad.web import db
+from scorepad.web.boards import EditRefused, Tool, int_field
+from scorepad.web.svg import canvas
+
+NAME = sv.NAME
+MODULE = "sunflower_valley"
+MAX_PLAYERS = sv.MAX_PLAYERS
+TOOLS = (
+    Tool("house", "House"),
+    Tool("sheep", "Sheep"),
+    Tool("sunflower", "Sunflower"),
+    Tool("super-sunflower", "Super sunflower"),
+    Tool("straight", "Straight rail"),
+    Tool("curve", "Curved rail"),
+    Tool("eraser", "Eraser"),
+)
+ITEMS = {"house", "sheep", "sunflower", "super-sunflower"}
+STRAIGHTS = tuple(s for s in sv.RAIL_ORIENTATIONS if (s[0] - s[1]) % 6 == 3)
+CURVES = tuple(s for s in sv.RAIL_ORIENTATIONS if (s[0] - s[1]) % 6 != 3)
+EXAMPLE = "example"
+EXPRESS_SIZES = range(2, 7)
+
+#: Fill colours for area names that are colour words; other names take the fallback colours.
+AREA_FILLS = {
+    "blue": "#9cc8ec",
+    "green": "#a8d5a0",
+    "orange": "#f6c38b",
+    "red": "#f0a3a3",
+    "purple": "#c9b1e4",
+    "yellow": "#f4e48f",
+    "pink": "#f4b8d6",
+    "brown": "#d2b48c",
+    "grey": "#cfcfcf",
+    "gray": "#cfcfcf",
+}
+FALLBACK_FILLS = ("#b9d7ea", "#c5e3bf", "#f7d5ae", "#f2c0c0", "#d9cbec", "#f2eab0", "#e0e0e0")
+MOUNTAIN_FILL = "#8b8580"
+
+
+# --- new table ---------------------------------------------------------------------------------
+
+
+def layout_choices() -> list[tuple[str, str]]:
+    """(value, label) of every sheet layout a new table can use, the bundled example first."""
+    choices = [(EXAMPLE, sv.example_layout()["name"])]
+    choices += [(f"db:{lay.id}", lay.name) for lay in db.list_layouts(NAME)]
+    return choices
+
+
+def load_layout(choice: str) -> dict[str, Any]:
+    if choice == EXAMPLE:
+        return sv.example_layout()
+    if choice.startswith("db:"):
+        try:
+            return db.get_layout(choice[3:], NAME).data
+        except db.NotFound:
+            pass
+    raise EditRefused("Choose one of the listed sheet layouts.")
+
+
+def options_context() -> dict[str, Any]:
+    return {
+        "layouts": layout_choices(),
+        "express": [(n, n * n) for n in EXPRESS_SIZES],
+    }
+
+
+def new_table(form: Mapping[str, str], names: list[str]) -> tuple[dict[str, Any], dict[str, Any]]:
+    layout = load_layout(form.get("layout", EXAMPLE))
+    problems = layout_errors(layout)
+    if problems:
+        raise EditRefused(f"The layout '{layout.get('name')}' is not usable yet: {problems[0]}")
+    variant = form.get("variant", "standard")
+    if variant not in ("standard", "kids"):
+        raise EditRefused("Variant: choose standard or kids.")
+    express = {
+        str(n): int_field(form, f"express_{n}", 0, 999, f"Valley Express, {n} settlements")
+        for n in EXPRESS_SIZES
+    }
+    doc = {
+        "game": NAME,
+        "options": {"variant": variant, "valley_express": express},
+        "players": [{"name": name, "cells": sv.blank_sheet(layout)} for name in names],
+    }
+    return doc, {"layout": layout["name"]}
+
+
+# --- taps and fields ---------------------------------------------------------------------------
+
+
+def tap(
+    doc: dict[str, Any], meta: dict[str, Any], player: int, form: Mapping[str, str]
+) -> dict[str, Any]:
+    tool = form.get("tool", "")
+    if tool not in {t.key for t in TOOLS}:
+        raise EditRefused("Pick a drawing from the palette first.")
+    try:
+        q, r = int(form.get("q", "")), int(form.get("r", ""))
+    except ValueError:
+        raise EditRefused("That tap did not land on a hex.") from None
+    new = copy.deepcopy(doc)
+    cell = next((c for c in new["players"][player]["cells"] if (c["q"], c["r"]) == (q, r)), None)
+    if cell is None:
+        raise EditRefused(f"Hex ({q}, {r}) is not on this sheet.")
+    if cell.get("mountain"):
+        raise EditRefused(f"Hex ({q}, {r}) is a mountain: nothing can be drawn on it.")
+    cell.pop("sides", None)
+    if tool == "eraser":
+        cell.pop("item", None)
+    elif tool in ITEMS:
+        cell["item"] = tool
+    else:
+        cell["sides"] = list(_next_track(doc, player, (q, r), tool))
+        cell["item"] = "rail"
+    return new
+
+
+def _next_track(doc: dict[str, Any], player: int, at: tuple[int, int], tool: str) -> tuple[int, int]:
+    """The first track of the tool's kind, or the next one when the hex already has one."""
+    kind = STRAIGHTS if tool == "straight" else CURVES
+    old = next(c for c in doc["players"][player]["cells"] if (c["q"], c["r"]) == at)
+    sides = tuple(old.get("sides") or ())
+    if old.get("item") == "rail" and sides in kind:
+        return kind[(kind.index(sides) + 1) % len(kind)]
+    return kind[0]
+
+
+def set_field(
+    doc: dict[str, Any], meta: dict[str, Any], player: int, form: Mapping[str, str]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The residents tally written on the paper sheet (blank: not given)."""
+    new = copy.deepcopy(doc)
+    sheet = new["players"][player]
+    if "residents" in form:
+        if not form["residents"].strip():
+            sheet.pop("residents", None)
+        else:
+            sheet["residents"] = int_field(form, "residents", 0, 999, "Residents tally")
+    return new, meta
+
+
+# --- drawing -----------------------------------------------------------------------------------
+
+
+def area_fills(doc: Mapping[str, Any]) -> dict[str, str]:
+    names = sorted({c["area"] for p in doc["players"] for c in p["cells"] if c.get("area")})
+    fills: dict[str, str] = {}
+    spare = iter(FALLBACK_FILLS * 4)
+    for name in names:
+        fills[name] = AREA_FILLS.get(name.lower()) or next(spare)
+    return fills
+
+
+def board(
+    doc: dict[str, Any],
+    meta: dict[str, Any],
+    player: int,
+    result: Result | None,
+    highlight: str | None = None,
+) -> dict[str, Any]:
+    sheet = doc["players"][player]
+    hexes = [Hex(c["q"], c["r"]) for c in sheet["cells"]]
+    cv = canvas(hexes, Orientation.FLAT)
+    fills = area_fills(doc)
+    cells = []
+    for c in sheet["cells"]:
+        h = Hex(c["q"], c["r"])
+        cx, cy = cv.center(h)
+        cells.append(
+            {
+                "q": h.q,
+                "r": h.r,
+                "points": cv.points(h),
+                "x": cx,
+                "y": cy,
+                "fill": MOUNTAIN_FILL if c.get("mountain") else fills.get(c.get("area", ""), "#eee"),
+                "mountain": bool(c.get("mountain")),
+                "area": c.get("area"),
+                "item": c.get("item"),
+                "track": cv.track(h, *c["sides"]) if c.get("item") == "rail" else None,
+                "label": _cell_label(c),
+            }
+        )
+    why = explain(cv, sheet, result.players[player].details if result else {})
+    return {
+        "canvas": cv,
+        "cells": cells,
+        "why": why,
+        "fills": fills,
+        "marked": evidence(why, highlight),
+        "sheet": sheet,
+    }
+
+
+def _cell_label(c: Mapping[str, Any]) -> str:
+    where = f"hex {c['q']},{c['r']}"
+    if c.get("mountain"):
+        return f"{where}: mountain"
+    item = c.get("item")
+    if item == "rail":
+        return f"{where}, {c.get('area')}: rail {c['sides'][0]}-{c['sides'][1]}"
+    return f"{where}, {c.get('area')}: {item or 'empty'}"
+
+
+def explain(cv: Any, sheet: Mapping[str, Any], details: Mapping[str, Any]) -> dict[str, Any]:
+    """Lines, rings and numbers to draw over the sheet from the engine's ``details``."""
+    pairs = []
+    for p in details.get("pairs", []):
+        hx, hy = cv.center(Hex(*p["house"]))
+        sx, sy = cv.center(Hex(*p["sheep"]))
+        pairs.append(
+            {"x1": sx, "y1": sy, "x2": hx, "y2": hy, "via": p.get("via", ""), "house": p["house"]}
+        )
+    unpaired = [dict(zip(("x", "y"), cv.center(Hex(*h)), strict=True)) for h in details.get("unpaired_houses", [])]
+    mountains = []
+    for m in details.get("mountains", []):
+        x, y = cv.center(Hex(*m["hex"]))
+        mountains.append({"x": x, "y": y, "points": m["points"], "hex": m["hex"]})
+    areas = details.get("areas", {})
+    taken = {name for name, a in areas.items() if a.get("taken")}
+    taken_cells = [
+        cv.points(Hex(c["q"], c["r"])) for c in sheet["cells"] if c.get("area") in taken
+    ]
+    return {
+        "pairs": pairs,
+        "unpaired": unpaired,
+        "mountains": mountains,
+        "areas": areas,
+        "taken": sorted(taken),
+        "taken_cells": taken_cells,
+        "residents": details.get("residents", {}),
+        "express": details.get("valley_express", []),
+        "settlements": details.get("settlements", []),
+        "houses": [p["house"] for p in details.get("pairs", [])],
+        "sheep": [p["sheep"] for p in details.get("pairs", [])],
+        "unpaired_hexes": details.get("unpaired_houses", []),
+        "mountain_hexes": [m["hex"] for m in details.get("mountains", [])],
+        "mountain_sunflowers": [s for m in details.get("mountains", []) for s in m.get("sunflowers", [])],
+    }
+
+
+def evidence(why: Mapping[str, Any], category: str | None) -> set[tuple[int, int]]:
+    """The hexes that explain one category, for "check a paper sheet"."""
+    def hexes(items: Any) -> set[tuple[int, int]]:
+        return {(int(h[0]), int(h[1])) for h in items}
+
+    if category == "houses_with_sheep":
+        return hexes(why["houses"]) | hexes(why["sheep"])
+    if category == "houses_without_sheep":
+        return hexes(why["unpaired_hexes"])
+    if category == "mountains":
+        return hexes(why["mountain_hexes"]) | hexes(why["mountain_sunflowers"])
+    if category == "residents":
+        return hexes(h for s in why["settlements"] for h in s)
+    if category == "valley_express":
+        return hexes(h for g in why["express"] for run in g.get("runs", []) for h in run)
+    if category == "sunflower_majority":
+        return set()  # drawn as the taken areas' outline instead
+    return set()
+
+
+# --- layouts -----------------------------------------------------------------------------------
+
+AREA_NAMES = ("blue", "green", "orange", "red", "purple")
+LAYOUT_TOOLS = (
+    *(Tool(name, name.capitalize(), AREA_FILLS[name]) for name in AREA_NAMES),
+    Tool("mountain", "Mountain"),
+    Tool("eraser", "Remove hex"),
+)
+#: The empty canvas a layout is painted on: 7 printed columns of 6 hexes (odd-q).
+CANVAS = tuple(oddq_to_axial(col, row) for col in range(7) for row in range(6))
+AREA_SIZE = 5
+MOUNTAINS = 5
+
+
+def example_layout_doc() -> dict[str, Any]:
+    return sv.example_layout()
+
+
+def blank_layout(name: str, start: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    cells = copy.deepcopy(list(start["cells"])) if start else []
+    return {"name": name, "cells": cells}
+
+
+def layout_tap(data: dict[str, Any], form: Mapping[str, str]) -> dict[str, Any]:
+    tool = form.get("tool", "")
+    if tool not in {t.key for t in LAYOUT_TOOLS}:
+        raise EditRefused("Pick an area colour, a mountain or the eraser first.")
+    try:
+        h = Hex(int(form.get("q", "")), int(form.get("r", "")))
+    except ValueError:
+        raise EditRefused("That tap did not land on a hex.") from None
+    cells = [c for c in data["cells"] if (c["q"], c["r"]) != tuple(h)]
+    if h not in CANVAS and len(cells) == len(data["cells"]):
+        raise EditRefused(f"Hex {h} is outside the canvas.")
+    if tool == "mountain":
+        cells.append({"q": h.q, "r": h.r, "mountain": True})
+    elif tool != "eraser":
+        cells.append({"q": h.q, "r": h.r, "area": tool})
+    cells.sort(key=lambda c: (c["q"], c["r"]))
+    return {**data, "cells": cells}
+
+
+def layout_errors(data: Mapping[str, Any]) -> list[str]:
+    """The engine's problems with a layout document (a table cannot use it)."""
+    try:
+        sv.parse_layout(dict(data))
+    except BoardError as err:
+        return err.problems
+    return []
+
+
+def layout_problems(data: Mapping[str, Any]) -> list[str]:
+    """The engine's problems with the layout, then counts that differ from a printed sheet."""
+    errors = layout_errors(data)
+    if errors:
+        return errors
+    counts: dict[str, int] = {}
+    for c in data["cells"]:
+        key = "mountain" if c.get("mountain") else c["area"]
+        counts[key] = counts.get(key, 0) + 1
+    notes = []
+    areas = {k: n for k, n in counts.items() if k != "mountain"}
+    if len(areas) != len(AREA_NAMES):
+        notes.append(f"{len(areas)} colour areas painted; a printed sheet has {len(AREA_NAMES)}")
+    notes += [
+        f"area {k} has {n} hexes; a printed sheet has {AREA_SIZE} in each area"
+        for k, n in sorted(areas.items())
+        if n != AREA_SIZE
+    ]
+    if counts.get("mountain", 0) != MOUNTAINS:
+        notes.append(f"{counts.get('mountain', 0)} mountains painted; a printed sheet has {MOUNTAINS}")
+    return notes
+
+
+def layout_board(data: Mapping[str, Any]) -> dict[str, Any]:
+    painted = {(c["q"], c["r"]): c for c in data["cells"]}
+    hexes = sorted(set(CANVAS) | {Hex(q, r) for q, r in painted})
+    cv = canvas(hexes, Orientation.FLAT)
+    cells = []
+    for h in hexes:
+        c = painted.get(tuple(h))
+        cx, cy = cv.center(h)
+        fill = "#f1f1ee"
+        if c is not None:
+            fill = MOUNTAIN_FILL if c.get("mountain") else AREA_FILLS.get(c["area"], "#ddd")
+        cells.append(
+            {
+                "q": h.q,
+                "r": h.r,
+                "points": cv.points(h),
+                "x": cx,
+                "y": cy,
+                "fill": fill,
+                "mountain": bool(c and c.get("mountain")),
+                "painted": c is not None,
+                "label": f"hex {h.q},{h.r}: "
+                + ("not on the sheet" if c is None else "mountain" if c.get("mountain") else c["area"]),
+            }
+        )
+    return {"canvas": cv, "cells": cells}

@@ -1,0 +1,202 @@
+"""Tables of players: the list, a new table, import and export, results, check a paper sheet."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import Blueprint, Response, abort, make_response, request
+
+from scorepad import games
+from scorepad.boardfile import BoardError, loads
+from scorepad.web import db
+from scorepad.web.boards import EditRefused, kit, kits, player_index
+from scorepad.web.editor import game_and_kit, scored
+from scorepad.web.htmx import page_or_fragment, redirect_to
+
+bp = Blueprint("tables", __name__)
+
+MAX_NAME = 40
+
+
+@bp.get("/")
+def index() -> Response:
+    return page_or_fragment(
+        "tables/index.html",
+        "tables/_list.html",
+        tables=db.list_tables(),
+        titles={name: g.title for name, g in games.available().items()},
+    )
+
+
+# --- new table ---------------------------------------------------------------------------------
+
+
+def _new_context(game_name: str | None, values: dict[str, str], message: str | None = None) -> dict[str, Any]:
+    available = kits()
+    if game_name not in available:
+        game_name = next(iter(available), None)
+    board_kit = available.get(game_name) if game_name else None
+    return {
+        "games": [(name, games.get(name).title) for name in available],
+        "chosen": game_name,
+        "kit": board_kit,
+        "options": board_kit.options_context() if board_kit else {},
+        "values": values,
+        "message": message,
+    }
+
+
+@bp.get("/new")
+def new() -> Response:
+    ctx = _new_context(request.args.get("game"), dict(request.args))
+    return page_or_fragment("tables/new.html", "tables/_new_form.html", **ctx)
+
+
+@bp.post("/new")
+def create() -> Response:
+    form = request.form
+    game_name = form.get("game", "")
+    board_kit = kit(game_name)
+    if board_kit is None:
+        ctx = _new_context(None, dict(form), "Choose one of the listed games.")
+        return page_or_fragment("tables/new.html", "tables/_new_form.html", 422, **ctx)
+    try:
+        names = _player_names(form, board_kit.MAX_PLAYERS)
+        doc, meta = board_kit.new_table(form, names)
+        games.get(game_name).parse(doc)
+    except (EditRefused, BoardError) as err:
+        message = err.problems[0] if isinstance(err, BoardError) else str(err)
+        ctx = _new_context(game_name, dict(form), message)
+        return page_or_fragment("tables/new.html", "tables/_new_form.html", 422, **ctx)
+    title = f"{games.get(game_name).title}: {', '.join(names)}"
+    table_id = db.create_table(game_name, title, doc, meta)
+    return redirect_to("editor.show", table_id=table_id)
+
+
+def _player_names(form: Any, most: int) -> list[str]:
+    names = [form.get(f"name_{i}", "").strip() for i in range(most)]
+    names = [n for n in names if n]
+    if not names:
+        raise EditRefused("Add at least one player's name, in seat order.")
+    if any(len(n) > MAX_NAME for n in names):
+        raise EditRefused(f"Player names are at most {MAX_NAME} characters.")
+    if len(set(names)) != len(names):
+        raise EditRefused("Two players have the same name; names must be unique.")
+    return names
+
+
+# --- import and export -------------------------------------------------------------------------
+
+
+@bp.get("/import")
+def import_form() -> Response:
+    return page_or_fragment("tables/import.html", "tables/_import_form.html", message=None)
+
+
+@bp.post("/import")
+def import_file() -> Response:
+    upload = request.files.get("file")
+    text: bytes | str = upload.read() if upload and upload.filename else request.form.get("text", "")
+    source = upload.filename if upload and upload.filename else "pasted text"
+    try:
+        if not text or not text.strip():
+            raise BoardError(["choose a board file or paste its JSON text"])
+        doc = loads(text)
+        game, _table = games.parse(doc)
+    except BoardError as err:
+        return page_or_fragment(
+            "tables/import.html",
+            "tables/_import_form.html",
+            422,
+            message="This board file cannot be imported; nothing was stored.",
+            problems=err.problems[:20],
+            more=max(0, len(err.problems) - 20),
+        )
+    names = [p["name"] for p in doc["players"]]
+    title = f"{game.title}: {', '.join(names)}"
+    table_id = db.create_table(game.name, title, doc, {"imported": source[:100]})
+    return redirect_to("editor.show", table_id=table_id)
+
+
+@bp.get("/t/<table_id>/export")
+def export(table_id: str) -> Response:
+    stored = db.get_table(table_id)
+    body = json.dumps(stored.doc, indent=1, ensure_ascii=False) + "\n"
+    resp = make_response(body)
+    resp.mimetype = "application/json"
+    resp.headers["Content-Disposition"] = f'attachment; filename="{stored.game}-{stored.id}.json"'
+    return resp
+
+
+@bp.post("/t/<table_id>/delete")
+def delete(table_id: str) -> Response:
+    db.delete_table(table_id)
+    return redirect_to("tables.index")
+
+
+# --- results and the paper check -------------------------------------------------------------
+
+
+@bp.get("/t/<table_id>/results")
+def results(table_id: str) -> Response:
+    stored = db.get_table(table_id)
+    game, board_kit = game_and_kit(stored)
+    result, problems = scored(game, stored.doc)
+    boards = [
+        board_kit.board(stored.doc, stored.meta, i, result) for i in range(len(stored.doc["players"]))
+    ]
+    return page_or_fragment(
+        "tables/results.html",
+        "tables/_results.html",
+        table=stored,
+        game=game,
+        kit=board_kit,
+        result=result,
+        problems=problems,
+        boards=boards,
+    )
+
+
+@bp.route("/t/<table_id>/check", methods=["GET", "POST"])
+def check(table_id: str) -> Response:
+    stored = db.get_table(table_id)
+    game, board_kit = game_and_kit(stored)
+    result, problems = scored(game, stored.doc)
+    source = request.form if request.method == "POST" else request.args
+    player = player_index(stored.doc, source.get("p"))
+    if result is None:
+        abort(404)
+    app_scores = result.players[player].categories
+    rows, message = [], None
+    for key, label in game.categories.items():
+        raw = (source.get(f"cat_{key}") or "").strip()
+        paper: int | None = None
+        if raw:
+            try:
+                paper = int(raw)
+            except ValueError:
+                message = f"{label}: write the number from the paper sheet (a whole number)."
+        diff = None if paper is None else paper - app_scores[key]
+        rows.append({"key": key, "label": label, "raw": raw, "paper": paper, "app": app_scores[key], "diff": diff})
+    focus = source.get("focus") or next((r["key"] for r in rows if r["diff"]), None)
+    if focus not in game.categories:
+        focus = None
+    board = board_kit.board(stored.doc, stored.meta, player, result, highlight=focus)
+    status = 422 if message else 200
+    return page_or_fragment(
+        "tables/check.html",
+        "tables/_check.html",
+        status,
+        table=stored,
+        game=game,
+        kit=board_kit,
+        result=result,
+        player=player,
+        names=[p["name"] for p in stored.doc["players"]],
+        rows=rows,
+        focus=focus,
+        board=board,
+        message=message,
+        checked=request.method == "POST",
+    )
