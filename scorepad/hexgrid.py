@@ -19,6 +19,7 @@ import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import Enum
+from functools import lru_cache
 from typing import NamedTuple
 
 
@@ -59,8 +60,9 @@ def neighbor(h: Hex, side: int) -> Hex:
     return Hex(h.q + step.q, h.r + step.r)
 
 
+@lru_cache(maxsize=1 << 16)
 def neighbors(h: Hex) -> tuple[Hex, ...]:
-    """The six neighbours of ``h``, in side order 0..5."""
+    """The six neighbours of ``h``, in side order 0..5 (cached: scoring asks for them often)."""
     q, r = h
     return tuple(Hex(q + dq, r + dr) for dq, dr in STEPS)
 

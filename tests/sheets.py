@@ -41,9 +41,43 @@ def sheet_cells(text: str) -> list[dict[str, Any]]:
 
 
 def table(*sheets: str, **options: Any) -> dict[str, Any]:
-    names = ["Anna", "Boris", "Vera", "Grisha", "Dasha"]
+    names = ["Anna", "Boris", "Vera", "Grisha", "Dasha", "Egor"]
     return {
         "game": "sunflower-valley",
         "options": options,
         "players": [{"name": names[i], "cells": sheet_cells(s)} for i, s in enumerate(sheets)],
+    }
+
+
+def axial_cells(spec: dict[tuple[int, int], str]) -> list[dict[str, Any]]:
+    """Cells from ``{(q, r): token}`` in axial coordinates (tokens as in :func:`sheet_cells`)."""
+    cells = []
+    for (q, r), token in sorted(spec.items()):
+        token, _, area = token.partition("/")
+        cell: dict[str, Any] = {"q": q, "r": r}
+        if token == "^":
+            cell["mountain"] = True
+        else:
+            cell["area"] = area or "a"
+            if token in ITEMS:
+                cell["item"] = ITEMS[token]
+            elif token.startswith("R"):
+                cell.update(item="rail", sides=[int(token[1]), int(token[2])])
+            elif token != ".":
+                raise ValueError(f"unknown token {token!r}")
+        cells.append(cell)
+    return cells
+
+
+def line(*tokens: str, r: int = 0) -> dict[tuple[int, int], str]:
+    """Tokens on consecutive hexes along side 0 (q grows), starting at (0, r)."""
+    return {(q, r): t for q, t in enumerate(tokens)}
+
+
+def axial_table(*specs: dict[tuple[int, int], str], **options: Any) -> dict[str, Any]:
+    names = ["Anna", "Boris", "Vera", "Grisha", "Dasha", "Egor"]
+    return {
+        "game": "sunflower-valley",
+        "options": options,
+        "players": [{"name": names[i], "cells": axial_cells(s)} for i, s in enumerate(specs)],
     }

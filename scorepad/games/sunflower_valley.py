@@ -116,7 +116,15 @@ class Sheet(Model):
 
     @cached_property
     def by_hex(self) -> dict[Hex, Cell]:
-        return {c.hex: c for c in self.cells}
+        return {Hex(c.q, c.r): c for c in self.cells}
+
+    @cached_property
+    def layout(self) -> dict[str, frozenset[Hex]]:
+        """The printed sheet: hexes of each colour area and of the mountains."""
+        areas: dict[str, set[Hex]] = {}
+        for h, c in self.by_hex.items():
+            areas.setdefault("mountains" if c.mountain else f"area {c.area}", set()).add(h)
+        return {k: frozenset(v) for k, v in areas.items()}
 
 
 class Options(Model):
@@ -128,13 +136,15 @@ class Options(Model):
 class Table(Model):
     game: Literal["sunflower-valley"]
     options: Options = Options()
-    players: Annotated[tuple[Sheet, ...], LAX, Field(min_length=1)]
+    players: Annotated[tuple[Sheet, ...], LAX]
 
 
 def parse(doc: Any) -> Table:
     """Validate a board file; every problem names the player, the cell and the rule."""
     table = validate(Table, doc)
     problems = unique_names([p.name for p in table.players])
+    if not table.players:
+        problems.append("players: a table needs at least one player")
     if len(table.players) > MAX_PLAYERS:
         problems.append(f"players: Sunflower Valley is played by 1 to {MAX_PLAYERS} players")
     problems += _check_valley_express(table.options.valley_express)
@@ -205,7 +215,7 @@ def _check_track(a: int, b: int) -> list[str]:
 
 def dump(table: Table) -> dict[str, Any]:
     """The board-file document of ``table`` (round-trips through :func:`parse`)."""
-    return table.model_dump(mode="json", exclude_defaults=True) | {"game": NAME}
+    return table.model_dump(mode="json", exclude_unset=True) | {"game": NAME}
 
 
 # --- structures on one sheet ------------------------------------------------------------------
@@ -232,11 +242,11 @@ class Valley:
     @classmethod
     def of(cls, sheet: Sheet) -> Valley:
         by_item: dict[str | None, list[Hex]] = {}
-        for c in sheet.cells:
-            by_item.setdefault(c.item, []).append(c.hex)
+        for h, c in sheet.by_hex.items():
+            by_item.setdefault(c.item, []).append(h)
         settlements = components(by_item.get("house", ()))
         settlement_of = {h: i for i, s in enumerate(settlements) for h in s}
-        rails = {c.hex: c.sides for c in sheet.cells if c.item == "rail" and c.sides}
+        rails = {h: c.sides for h, c in sheet.by_hex.items() if c.item == "rail" and c.sides}
         herds = components(by_item.get("sheep", ()))
         return cls(sheet, herds, settlements, settlement_of, track_runs(rails))
 
@@ -271,39 +281,38 @@ class Valley:
 
 def track_runs(rails: Mapping[Hex, tuple[int, int]]) -> list[Run]:
     """Split railway hexes into runs: neighbours join only through a side both tracks use."""
-
-    def joined(h: Hex, side: int) -> Hex | None:
-        n = neighbor(h, side)
-        sides = rails.get(n)
-        return n if sides is not None and opposite(side) in sides else None
-
-    def _next_rail(h: Hex, came_from: Hex | None) -> Hex | None:
-        return next((n for s in rails[h] if (n := joined(h, s)) not in (None, came_from)), None)
-
+    joined: dict[Hex, list[Hex]] = {}
+    reaches: dict[Hex, list[Hex]] = {}
+    for h, sides in rails.items():
+        joined[h], reaches[h] = [], []
+        for side in sides:
+            n = neighbor(h, side)
+            other = rails.get(n)
+            (joined if other is not None and opposite(side) in other else reaches)[h].append(n)
     seen: set[Hex] = set()
     runs = []
     for start in sorted(rails):
         if start in seen:
             continue
-        # Walk to one end of the chain first (a loop brings us back to start).
-        head, came_from = start, None
-        while True:
-            nxt = _next_rail(head, came_from)
-            if nxt is None or nxt == start:
-                break
-            head, came_from = nxt, head
-        path, came_from = [head], None
-        while True:
-            nxt = _next_rail(path[-1], came_from)
-            if nxt is None or nxt == head:
-                break
-            came_from = path[-1]
-            path.append(nxt)
+        head = _walk(joined, start)[-1]  # one end of the chain (or, on a loop, any hex)
+        path = _walk(joined, head)
         seen.update(path)
+        if path[-1] < path[0]:
+            path.reverse()  # a stable direction, for evidence and tests
         ends = dict.fromkeys((path[0], path[-1]))  # one hex when the run is a single rail
-        reaches = tuple(neighbor(h, s) for h in ends for s in rails[h] if joined(h, s) is None)
-        runs.append(Run(tuple(path), reaches))
+        runs.append(Run(tuple(path), tuple(n for h in ends for n in reaches[h])))
     return runs
+
+
+def _walk(joined: Mapping[Hex, list[Hex]], start: Hex) -> list[Hex]:
+    """Follow the track from ``start`` in one direction until it ends or closes a loop."""
+    path, came_from = [start], None
+    while True:
+        nxt = next((n for n in joined[path[-1]] if n != came_from), None)
+        if nxt is None or nxt == start:
+            return path
+        came_from = path[-1]
+        path.append(nxt)
 
 
 # --- A and B: the house–sheep pairing -------------------------------------------------------
@@ -468,9 +477,9 @@ def mountain_points(sheet: Sheet) -> list[dict[str, Any]]:
     """D: each mountain scores the adjacent hexes holding a sunflower or super sunflower."""
     by_hex = sheet.by_hex
     result = []
-    for c in sheet.cells:
+    for h, c in by_hex.items():
         if c.mountain:
-            around = [n for n in neighbors(c.hex) if n in by_hex and by_hex[n].item in SUNFLOWERS]
+            around = [n for n in neighbors(h) if n in by_hex and by_hex[n].item in SUNFLOWERS]
             result.append({"hex": [c.q, c.r], "points": len(around), "sunflowers": _hexes(around)})
     return result
 
@@ -606,13 +615,7 @@ def warnings(table: Table, tallies: Mapping[str, Tallies]) -> list[str]:
 
 
 def _layout_differences(a: Sheet, b: Sheet) -> str:
-    def layout(s: Sheet) -> dict[str, frozenset[Hex]]:
-        areas: dict[str, set[Hex]] = {}
-        for c in s.cells:
-            areas.setdefault("mountains" if c.mountain else f"area {c.area}", set()).add(c.hex)
-        return {k: frozenset(v) for k, v in areas.items()}
-
-    la, lb = layout(a), layout(b)
+    la, lb = a.layout, b.layout
     return ", ".join(k for k in sorted(set(la) | set(lb)) if la.get(k) != lb.get(k))
 
 
@@ -641,7 +644,7 @@ class Layout(Model):
     """A sheet layout: which hexes belong to which colour area, which are mountains."""
 
     name: Annotated[StrictStr, Field(min_length=1, max_length=80)]
-    cells: Annotated[tuple[Cell, ...], LAX, Field(min_length=1)]
+    cells: Annotated[tuple[Cell, ...], LAX]
 
 
 def parse_layout(doc: Any) -> Layout:
