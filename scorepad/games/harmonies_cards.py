@@ -21,8 +21,14 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
+
+import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import maximum_bipartite_matching
 
 from scorepad.hexgrid import ORIGIN, Hex, neighbor, rotate
 
@@ -139,3 +145,134 @@ SPIRIT_CARDS: dict[int, str] = {
     41: "7 per water group (blue) of 2 or more hexes",
     42: "2 per water hex (blue)",
 }
+
+
+# --- stacks as pattern codes -----------------------------------------------------------------
+
+#: The pattern code of every stack that has one; trunks, a lone red and empty hexes have none.
+STACK_CODE: dict[tuple[str, ...], str] = {
+    ("green",): "T1",
+    ("brown", "green"): "T2",
+    ("brown", "brown", "green"): "T3",
+    ("grey",): "M1",
+    ("grey", "grey"): "M2",
+    ("grey", "grey", "grey"): "M3",
+    ("brown", "red"): "B",
+    ("grey", "red"): "B",
+    ("red", "red"): "B",
+    ("blue",): "W",
+    ("yellow",): "F",
+}
+
+
+def matching_hexes(codes: Mapping[Hex, str | None], card: AnimalCard) -> list[Hex]:
+    """Hexes where ``card``'s pattern is matched, in some rotation, with its cube hex there.
+
+    ``codes`` gives the pattern code of each board hex (see :data:`STACK_CODE`). The other
+    hexes of a pattern may carry cubes of their own: only the cube hex itself is the card's.
+    """
+    found = []
+    for h, c in codes.items():
+        if c != card.cube_code:
+            continue
+        q, r = h
+        for rotation in card.rotations:
+            if all(codes.get(Hex(q + p.offset.q, r + p.offset.r)) == p.code for p in rotation):
+                found.append(h)
+                break
+    return sorted(found)
+
+
+# --- claimed cubes against the board ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Shortfall:
+    """Cards whose claims together need more cube hexes than match their patterns."""
+
+    cards: tuple[int, ...]
+    claimed: int
+    hexes: tuple[Hex, ...]
+
+
+@dataclass(frozen=True)
+class CubeAssignment:
+    """One largest assignment of claimed cubes to cube hexes, and what it could not place."""
+
+    assigned: dict[int, list[Hex]]
+    shortfalls: tuple[Shortfall, ...]
+
+
+def assign_cubes(
+    claims: Sequence[tuple[int, int]],
+    matching: Mapping[int, Sequence[Hex]],
+    cubes: Iterable[Hex],
+) -> CubeAssignment:
+    """Give every claimed cube its own cube hex where its card's pattern matches.
+
+    ``claims`` are ``(card, cubes)`` pairs, ``matching`` each card's matching hexes. This is a
+    bipartite matching (claimed cubes × cube hexes), solved with scipy's maximum matching so
+    that the answer does not depend on the order of the cards. Cubes left over are explained
+    by a Hall witness: the cards reachable from an unplaced cube along alternating paths claim
+    more cubes than the cube hexes their patterns reach (the same cards for every maximum
+    matching), reported as :class:`Shortfall` groups.
+    """
+    slots = [card for card, n in claims for _ in range(n)]
+    hexes = sorted(cubes)
+    column = {h: j for j, h in enumerate(hexes)}
+    edges = [[column[h] for h in matching[card] if h in column] for card in slots]
+    match = _maximum_matching(edges, len(hexes))
+    assigned: dict[int, list[Hex]] = {card: [] for card, _ in claims}
+    for card, j in zip(slots, match, strict=True):
+        if j >= 0:
+            assigned[card].append(hexes[j])
+    for placed in assigned.values():
+        placed.sort()
+    shortfalls = _shortfalls(slots, edges, match, hexes)
+    return CubeAssignment(assigned, shortfalls)
+
+
+def _maximum_matching(edges: list[list[int]], columns: int) -> list[int]:
+    """For each row, the column it is matched to (or -1), via scipy's Hopcroft–Karp."""
+    if not edges or not columns or not any(edges):
+        return [-1] * len(edges)
+    rows = [i for i, cols in enumerate(edges) for _ in cols]
+    cols = [j for js in edges for j in js]
+    graph = csr_matrix(
+        (np.ones(len(rows), dtype=np.int8), (rows, cols)), shape=(len(edges), columns)
+    )
+    result: list[int] = maximum_bipartite_matching(graph, perm_type="column").tolist()
+    return result
+
+
+def _shortfalls(
+    slots: list[int], edges: list[list[int]], match: list[int], hexes: list[Hex]
+) -> tuple[Shortfall, ...]:
+    """Group the unplaced cubes by the cards and cube hexes they compete for."""
+    owner = {j: i for i, j in enumerate(match) if j >= 0}
+    groups: list[tuple[set[int], set[int]]] = []
+    for start in (i for i, j in enumerate(match) if j < 0):
+        rows, cols, frontier = {start}, set(), [start]
+        while frontier:
+            i = frontier.pop()
+            for j in edges[i]:
+                if j not in cols:
+                    cols.add(j)
+                    if j in owner and owner[j] not in rows:
+                        rows.add(owner[j])
+                        frontier.append(owner[j])
+        cards = {slots[i] for i in rows}
+        for other in [g for g in groups if g[0] & cards or g[1] & cols]:
+            groups.remove(other)
+            cards |= other[0]
+            cols |= other[1]
+        groups.append((cards, cols))
+    claimed = Counter(slots)
+    return tuple(
+        Shortfall(
+            cards=tuple(sorted(cards)),
+            claimed=sum(claimed[c] for c in cards),
+            hexes=tuple(sorted(hexes[j] for j in cols)),
+        )
+        for cards, cols in sorted(groups, key=lambda g: min(g[0]))
+    )
