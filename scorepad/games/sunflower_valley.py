@@ -519,7 +519,6 @@ def _decided_by(t: Tallies, rivals: Sequence[Tallies]) -> str | None:
 
 def score(table: Table) -> Result:
     """Score a validated table: categories A–F per player, total G, ranks and tie-breaks."""
-    kids = table.options.variant == "kids"
     sheets = table.players
     tallies = {s.name: Tallies.of(s) for s in sheets}
     counts = {s.name: area_counts(s) for s in sheets}
@@ -527,43 +526,10 @@ def score(table: Table) -> Result:
     residents = resident_places(tallies)
     scores = []
     for sheet in sheets:
-        valley = Valley.of(sheet)
-        pairs, unpaired = pair_houses(valley, kids)
-        mountains = mountain_points(sheet)
-        express = valley_express(valley, table.options)
-        taken = [a for a, w in winners_by_area.items() if w == sheet.name]
-        t = tallies[sheet.name]
-        categories = {
-            "houses_with_sheep": HOUSE_WITH_SHEEP * len(pairs),
-            "houses_without_sheep": HOUSE_WITHOUT_SHEEP * len(unpaired),
-            "sunflower_majority": AREA_MAJORITY * len(taken),
-            "mountains": sum(m["points"] for m in mountains),
-            "residents": residents[sheet.name]["points"],
-            "valley_express": sum(g["points"] for g in express),
-        }
-        details = {
-            "pairs": [
-                {"house": [h.q, h.r], "sheep": [s.q, s.r], "via": via} for h, s, via in pairs
-            ],
-            "unpaired_houses": _hexes(unpaired),
-            "herds": [_hexes(sorted(h)) for h in valley.herds],
-            "settlements": [_hexes(sorted(s)) for s in valley.settlements],
-            "links": _links(valley),
-            "areas": {
-                a: {"sunflowers": n, "taken": a in taken} for a, n in counts[sheet.name].items()
-            },
-            "mountains": mountains,
-            "residents": {
-                "count": t.residents,
-                "houses": t.houses,
-                "super_sunflowers": t.super_sunflowers,
-                "sunflowers": t.sunflowers,
-                "tally": sheet.residents,
-                **residents[sheet.name],
-            },
-            "valley_express": express,
-        }
-        scores.append(PlayerScore(sheet.name, categories, details))
+        taken = {a for a, w in winners_by_area.items() if w == sheet.name}
+        areas = {a: {"sunflowers": n, "taken": a in taken} for a, n in counts[sheet.name].items()}
+        resident = {**_tally_details(sheet, tallies[sheet.name]), **residents[sheet.name]}
+        scores.append(_score_sheet(sheet, table.options, areas, resident))
     tiebreaks = [
         TieBreak("houses", {n: t.houses for n, t in tallies.items()}),
         TieBreak("sunflowers", {n: t.sunflowers for n, t in tallies.items()}),
@@ -573,9 +539,52 @@ def score(table: Table) -> Result:
         "areas": {
             a: {"counts": {p: counts[p].get(a, 0) for p in counts}, "winner": w}
             for a, w in winners_by_area.items()
-        }
+        },
+        "residents": sorted(
+            ({"name": n, **_tally_details(None, t), **residents[n]} for n, t in tallies.items()),
+            key=lambda r: (r["place"], r["name"]),
+        ),
     }
     return rank(NAME, scores, tiebreaks, warnings(table, tallies), extra)
+
+
+def _tally_details(sheet: Sheet | None, t: Tallies) -> dict[str, Any]:
+    found: dict[str, int | None] = {"count": t.residents, "houses": t.houses}
+    found["sunflowers"] = t.sunflowers
+    found["super_sunflowers"] = t.super_sunflowers
+    if sheet is not None:
+        found["tally"] = sheet.residents
+    return found
+
+
+def _score_sheet(
+    sheet: Sheet, options: Options, areas: dict[str, Any], residents: dict[str, Any]
+) -> PlayerScore:
+    """One sheet's categories; ``areas`` and ``residents`` were decided across the table."""
+    valley = Valley.of(sheet)
+    pairs, unpaired = pair_houses(valley, options.variant == "kids")
+    mountains = mountain_points(sheet)
+    express = valley_express(valley, options)
+    categories = {
+        "houses_with_sheep": HOUSE_WITH_SHEEP * len(pairs),
+        "houses_without_sheep": HOUSE_WITHOUT_SHEEP * len(unpaired),
+        "sunflower_majority": AREA_MAJORITY * sum(a["taken"] for a in areas.values()),
+        "mountains": sum(m["points"] for m in mountains),
+        "residents": residents["points"],
+        "valley_express": sum(g["points"] for g in express),
+    }
+    details = {
+        "pairs": [{"house": [h.q, h.r], "sheep": [s.q, s.r], "via": via} for h, s, via in pairs],
+        "unpaired_houses": _hexes(unpaired),
+        "herds": [_hexes(sorted(h)) for h in valley.herds],
+        "settlements": [_hexes(sorted(s)) for s in valley.settlements],
+        "links": _links(valley),
+        "areas": areas,
+        "mountains": mountains,
+        "residents": residents,
+        "valley_express": express,
+    }
+    return PlayerScore(sheet.name, categories, details)
 
 
 def _links(valley: Valley) -> list[dict[str, Any]]:
