@@ -1,8 +1,13 @@
 #!/usr/bin/env python3
 """Scorepad's two set-up commands; they need nothing but Python 3.11+ on the machine.
 
-    python3 tasks.py run    # install into .venv, then run Scorepad
+    python3 tasks.py run    # install into .venv, then serve the web app on http://127.0.0.1:5000
     python3 tasks.py test   # install everything, then lint, type-check and run every test
+
+``run`` keeps its data in a SQLite file under ``instance/`` (set ``DATABASE_URL`` for
+PostgreSQL, ``PORT`` for another port). ``test`` also installs, when missing and when run as
+root, Debian's ``chromium`` (browser tests) and ``postgresql``; it starts a throwaway
+PostgreSQL cluster on a loopback port so the storage and web tests run on both databases.
 
 Installs go into ``.venv`` beside this file and are skipped while ``pyproject.toml`` is
 unchanged. Extra arguments after ``test`` are passed to pytest.
@@ -10,10 +15,15 @@ unchanged. Extra arguments after ``test`` are passed to pytest.
 
 from __future__ import annotations
 
+import atexit
+import glob
 import hashlib
 import os
+import shutil
+import socket
 import subprocess
 import sys
+import tempfile
 import venv
 from pathlib import Path
 
@@ -21,6 +31,7 @@ ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PY = BIN / "python"
+CHROMIUM = Path("/usr/bin/chromium")
 
 
 def sh(*cmd: str | Path, check: bool = True, env: dict[str, str] | None = None) -> int:
@@ -46,9 +57,94 @@ def ensure_venv(extras: str) -> None:
 
 
 def run(args: list[str]) -> None:
-    ensure_venv("")
-    example = ROOT / "examples" / "sunflower-valley.json"
-    sh(BIN / "scorepad", "score", example, "--format", "text", *args)
+    ensure_venv("web")
+    port = os.environ.get("PORT", "5000")
+    print(f"Scorepad is starting on http://127.0.0.1:{port}/  (Ctrl+C stops it)", flush=True)
+    os.execv(
+        BIN / "gunicorn",
+        [
+            "gunicorn",
+            "--workers",
+            "2",
+            "--preload",
+            "--bind",
+            f"127.0.0.1:{port}",
+            *args,
+            "scorepad.web:create_app()",
+        ],
+    )
+
+
+# --- system packages for the tests ------------------------------------------------------------
+
+_apt_updated = False
+
+
+def apt_install(*packages: str) -> bool:
+    """Install Debian packages when we are root; say what is missing otherwise."""
+    global _apt_updated
+    if os.geteuid() != 0 or shutil.which("apt-get") is None:
+        print(f"note: cannot install {', '.join(packages)} (needs root and apt-get)", flush=True)
+        return False
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    if not _apt_updated:
+        sh("apt-get", "update", "-qq", env=env)
+        _apt_updated = True
+    sh("apt-get", "install", "-y", "-qq", "--no-install-recommends", *packages, env=env)
+    return True
+
+
+def ensure_chromium() -> None:
+    if not CHROMIUM.exists():
+        apt_install("chromium")
+
+
+def _postgres_bin() -> Path | None:
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=_version_key)
+    return Path(found[-1]).parent if found else None
+
+
+def _version_key(path: str) -> int:
+    part = Path(path).parts[4]
+    return int(part) if part.isdigit() else 0
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start_postgres() -> str | None:
+    """A throwaway PostgreSQL cluster in a temp dir on a loopback port; its URL, or None."""
+    if os.environ.get("TEST_POSTGRES_URL"):
+        return os.environ["TEST_POSTGRES_URL"]
+    if _postgres_bin() is None:
+        apt_install("postgresql")
+    bindir = _postgres_bin()
+    if bindir is None:
+        print("note: PostgreSQL is not installed; storage tests run on SQLite only", flush=True)
+        return None
+    data = Path(tempfile.mkdtemp(prefix="scorepad-pg-"))
+    as_user: list[str] = []
+    if os.geteuid() == 0:  # PostgreSQL refuses to run as root: use its own system user
+        shutil.chown(data, "postgres", "postgres")
+        as_user = ["runuser", "-u", "postgres", "--"]
+    port = _free_port()
+    sh(*as_user, bindir / "initdb", "-D", data / "db", "-A", "trust", "-U", "scorepad",
+       "--no-sync", "-E", "UTF8")  # fmt: skip
+    options = f"-p {port} -k {data} -c listen_addresses=127.0.0.1 -c fsync=off"
+    options += " -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
+    sh(*as_user, bindir / "pg_ctl", "-D", data / "db", "-o", options, "-l", data / "log",
+       "-w", "start")  # fmt: skip
+
+    def stop() -> None:
+        subprocess.call([*as_user, str(bindir / "pg_ctl"), "-D", str(data / "db"), "-m",
+                         "immediate", "-w", "stop"], stdout=subprocess.DEVNULL)  # fmt: skip
+        shutil.rmtree(data, ignore_errors=True)
+
+    atexit.register(stop)
+    return f"postgresql://scorepad@127.0.0.1:{port}/postgres"
 
 
 def test(args: list[str]) -> None:
@@ -56,7 +152,12 @@ def test(args: list[str]) -> None:
     sh(BIN / "ruff", "check", ".")
     sh(BIN / "ruff", "format", "--check", ".")
     sh(BIN / "mypy", "scorepad", "--exclude", "scorepad/(web|vision)/")
-    code = sh(PY, "-m", "pytest", *args, check=False)
+    ensure_chromium()
+    env = dict(os.environ)
+    url = start_postgres()
+    if url:
+        env["TEST_POSTGRES_URL"] = url
+    code = sh(PY, "-m", "pytest", *args, check=False, env=env)
     sys.exit(code)
 
 

@@ -124,4 +124,8 @@ def _register_errors(app: Flask) -> None:
     @app.errorhandler(500)
     def _server(_err: Exception) -> Response:
         app.logger.error("server error on %s %s (htmx=%s)", request.method, request.path, is_htmx())
-        return error_page(500, "Something went wrong", "The server failed on this request. Reload the page to see what is stored.")
+        return error_page(
+            500,
+            "Something went wrong",
+            "The server failed on this request. Reload the page to see what is stored.",
+        )

@@ -145,8 +145,21 @@ def _sqlite_tuning(engine: Engine) -> None:
 def init_app(app: Flask) -> None:
     """Create the engine from ``DATABASE_URL`` and the tables if they are missing."""
     engine = make_engine(app.config["DATABASE_URL"])
-    metadata.create_all(engine)
+    create_schema(engine)
     app.extensions["scorepad.db"] = engine
+
+
+def create_schema(engine: Engine) -> None:
+    """Create missing tables; a second worker racing to do the same is harmless."""
+    for attempt in range(3):
+        try:
+            metadata.create_all(engine)
+            break
+        except (sa.exc.OperationalError, sa.exc.ProgrammingError, sa.exc.IntegrityError):
+            if attempt == 2:
+                raise
+    # Connections must not outlive a fork (gunicorn --preload): each worker opens its own.
+    engine.dispose()
 
 
 def engine() -> Engine:
@@ -261,9 +274,7 @@ def edit_table(table_id: str, change: Change, expected_version: int | None = Non
         if doc == current.doc and meta == current.meta:
             return current
         seq = row.position + 1
-        conn.execute(
-            history.delete().where(history.c.table_id == table_id, history.c.seq >= seq)
-        )
+        conn.execute(history.delete().where(history.c.table_id == table_id, history.c.seq >= seq))
         conn.execute(
             history.insert().values(table_id=table_id, seq=seq, doc=_dumps(doc), meta=_dumps(meta))
         )
@@ -349,7 +360,11 @@ def _update(
 
 def _layout(row: sa.Row[Any]) -> StoredLayout:
     return StoredLayout(
-        id=row.id, game=row.game, name=row.name, data=json.loads(row.data), updated_at=row.updated_at
+        id=row.id,
+        game=row.game,
+        name=row.name,
+        data=json.loads(row.data),
+        updated_at=row.updated_at,
     )
 
 

@@ -74,7 +74,9 @@ def create() -> Response:
     return redirect_to("layouts.edit", layout_id=layout_id)
 
 
-def render_layout(stored: db.StoredLayout, message: str | None = None, status: int = 200) -> Response:
+def render_layout(
+    stored: db.StoredLayout, message: str | None = None, status: int = 200
+) -> Response:
     board_kit = _kit_for(stored)
     return page_or_fragment(
         "layouts/page.html",

@@ -32,7 +32,9 @@ def index() -> Response:
 # --- new table ---------------------------------------------------------------------------------
 
 
-def _new_context(game_name: str | None, values: dict[str, str], message: str | None = None) -> dict[str, Any]:
+def _new_context(
+    game_name: str | None, values: dict[str, str], message: str | None = None
+) -> dict[str, Any]:
     available = kits()
     if game_name not in available:
         game_name = next(iter(available), None)
@@ -97,7 +99,9 @@ def import_form() -> Response:
 @bp.post("/import")
 def import_file() -> Response:
     upload = request.files.get("file")
-    text: bytes | str = upload.read() if upload and upload.filename else request.form.get("text", "")
+    text: bytes | str = (
+        upload.read() if upload and upload.filename else request.form.get("text", "")
+    )
     source = upload.filename if upload and upload.filename else "pasted text"
     try:
         if not text or not text.strip():
@@ -144,7 +148,8 @@ def results(table_id: str) -> Response:
     game, board_kit = game_and_kit(stored)
     result, problems = scored(game, stored.doc)
     boards = [
-        board_kit.board(stored.doc, stored.meta, i, result) for i in range(len(stored.doc["players"]))
+        board_kit.board(stored.doc, stored.meta, i, result)
+        for i in range(len(stored.doc["players"]))
     ]
     return page_or_fragment(
         "tables/results.html",
@@ -162,7 +167,7 @@ def results(table_id: str) -> Response:
 def check(table_id: str) -> Response:
     stored = db.get_table(table_id)
     game, board_kit = game_and_kit(stored)
-    result, problems = scored(game, stored.doc)
+    result, _problems = scored(game, stored.doc)
     source = request.form if request.method == "POST" else request.args
     player = player_index(stored.doc, source.get("p"))
     if result is None:
@@ -178,7 +183,16 @@ def check(table_id: str) -> Response:
             except ValueError:
                 message = f"{label}: write the number from the paper sheet (a whole number)."
         diff = None if paper is None else paper - app_scores[key]
-        rows.append({"key": key, "label": label, "raw": raw, "paper": paper, "app": app_scores[key], "diff": diff})
+        rows.append(
+            {
+                "key": key,
+                "label": label,
+                "raw": raw,
+                "paper": paper,
+                "app": app_scores[key],
+                "diff": diff,
+            }
+        )
     focus = source.get("focus") or next((r["key"] for r in rows if r["diff"]), None)
     if focus not in game.categories:
         focus = None

@@ -134,7 +134,9 @@ def tap(
     return new
 
 
-def _next_track(doc: dict[str, Any], player: int, at: tuple[int, int], tool: str) -> tuple[int, int]:
+def _next_track(
+    doc: dict[str, Any], player: int, at: tuple[int, int], tool: str
+) -> tuple[int, int]:
     """The first track of the tool's kind, or the next one when the hex already has one."""
     kind = STRAIGHTS if tool == "straight" else CURVES
     old = next(c for c in doc["players"][player]["cells"] if (c["q"], c["r"]) == at)
@@ -192,7 +194,9 @@ def board(
                 "points": cv.points(h),
                 "x": cx,
                 "y": cy,
-                "fill": MOUNTAIN_FILL if c.get("mountain") else fills.get(c.get("area", ""), "#eee"),
+                "fill": MOUNTAIN_FILL
+                if c.get("mountain")
+                else fills.get(c.get("area", ""), "#eee"),
                 "mountain": bool(c.get("mountain")),
                 "area": c.get("area"),
                 "item": c.get("item"),
@@ -230,16 +234,17 @@ def explain(cv: Any, sheet: Mapping[str, Any], details: Mapping[str, Any]) -> di
         pairs.append(
             {"x1": sx, "y1": sy, "x2": hx, "y2": hy, "via": p.get("via", ""), "house": p["house"]}
         )
-    unpaired = [dict(zip(("x", "y"), cv.center(Hex(*h)), strict=True)) for h in details.get("unpaired_houses", [])]
+    unpaired = [
+        dict(zip(("x", "y"), cv.center(Hex(*h)), strict=True))
+        for h in details.get("unpaired_houses", [])
+    ]
     mountains = []
     for m in details.get("mountains", []):
         x, y = cv.center(Hex(*m["hex"]))
         mountains.append({"x": x, "y": y, "points": m["points"], "hex": m["hex"]})
     areas = details.get("areas", {})
     taken = {name for name, a in areas.items() if a.get("taken")}
-    taken_cells = [
-        cv.points(Hex(c["q"], c["r"])) for c in sheet["cells"] if c.get("area") in taken
-    ]
+    taken_cells = [cv.points(Hex(c["q"], c["r"])) for c in sheet["cells"] if c.get("area") in taken]
     return {
         "pairs": pairs,
         "unpaired": unpaired,
@@ -254,12 +259,15 @@ def explain(cv: Any, sheet: Mapping[str, Any], details: Mapping[str, Any]) -> di
         "sheep": [p["sheep"] for p in details.get("pairs", [])],
         "unpaired_hexes": details.get("unpaired_houses", []),
         "mountain_hexes": [m["hex"] for m in details.get("mountains", [])],
-        "mountain_sunflowers": [s for m in details.get("mountains", []) for s in m.get("sunflowers", [])],
+        "mountain_sunflowers": [
+            s for m in details.get("mountains", []) for s in m.get("sunflowers", [])
+        ],
     }
 
 
 def evidence(why: Mapping[str, Any], category: str | None) -> set[tuple[int, int]]:
     """The hexes that explain one category, for "check a paper sheet"."""
+
     def hexes(items: Any) -> set[tuple[int, int]]:
         return {(int(h[0]), int(h[1])) for h in items}
 
@@ -348,7 +356,9 @@ def layout_problems(data: Mapping[str, Any]) -> list[str]:
         if n != AREA_SIZE
     ]
     if counts.get("mountain", 0) != MOUNTAINS:
-        notes.append(f"{counts.get('mountain', 0)} mountains painted; a printed sheet has {MOUNTAINS}")
+        notes.append(
+            f"{counts.get('mountain', 0)} mountains painted; a printed sheet has {MOUNTAINS}"
+        )
     return notes
 
 
@@ -374,7 +384,13 @@ def layout_board(data: Mapping[str, Any]) -> dict[str, Any]:
                 "mountain": bool(c and c.get("mountain")),
                 "painted": c is not None,
                 "label": f"hex {h.q},{h.r}: "
-                + ("not on the sheet" if c is None else "mountain" if c.get("mountain") else c["area"]),
+                + (
+                    "not on the sheet"
+                    if c is None
+                    else "mountain"
+                    if c.get("mountain")
+                    else c["area"]
+                ),
             }
         )
     return {"canvas": cv, "cells": cells}

@@ -1,0 +1,314 @@
+"""Every route, as a full page and as an htmx fragment; errors, CSRF, import and export."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from conftest import csrf_token, table_count
+from flask import Flask
+from flask.testing import FlaskClient
+from webhelpers import HX, SV_FORM, engine_result, new_table, stored_doc, tap
+
+from scorepad.games import sunflower_valley as sv
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sunflower-valley.json"
+
+
+@pytest.fixture
+def table_id(client: FlaskClient) -> str:
+    return new_table(client, SV_FORM, ["Anna", "Boris", "Vera"])
+
+
+def page_and_fragment(client: FlaskClient, url: str, marker: str) -> None:
+    """The same URL answers with the whole page, or with htmx only the swapped fragment."""
+    page = client.get(url)
+    fragment = client.get(url, headers=HX)
+    assert page.status_code == fragment.status_code == 200
+    assert "HX-Request" in page.headers["Vary"] and "HX-Request" in fragment.headers["Vary"]
+    page_html, fragment_html = page.get_data(as_text=True), fragment.get_data(as_text=True)
+    assert page_html.startswith("<!doctype html>") and "<html" in page_html
+    assert "<html" not in fragment_html and "<body" not in fragment_html
+    assert marker in fragment_html and marker in page_html
+
+
+def test_every_page_answers_as_page_and_fragment(client: FlaskClient, table_id: str) -> None:
+    page_and_fragment(client, "/", 'id="tables"')
+    page_and_fragment(client, "/new", 'id="new-form"')
+    page_and_fragment(client, "/new?game=sunflower-valley", 'name="layout"')
+    page_and_fragment(client, "/import", 'id="import-form"')
+    page_and_fragment(client, "/layouts", 'id="layouts"')
+    page_and_fragment(client, f"/t/{table_id}", 'id="editor"')
+    page_and_fragment(client, f"/t/{table_id}?p=2", 'aria-label="Vera\'s sheet"')
+    page_and_fragment(client, f"/t/{table_id}/results", 'id="results"')
+    page_and_fragment(client, f"/t/{table_id}/check?p=1", 'id="check"')
+
+
+def test_history_restore_gets_the_whole_page(client: FlaskClient, table_id: str) -> None:
+    headers = {**HX, "HX-History-Restore-Request": "true"}
+    html = client.get(f"/t/{table_id}", headers=headers).get_data(as_text=True)
+    assert html.startswith("<!doctype html>")
+
+
+def test_htmx_is_vendored_and_no_external_resource(client: FlaskClient, table_id: str) -> None:
+    html = client.get(f"/t/{table_id}").get_data(as_text=True)
+    assert "/static/htmx-2.0.11.min.js" in html
+    assert "http://" not in html and "https://" not in html and "//cdn" not in html
+    script = client.get("/static/htmx-2.0.11.min.js")
+    assert script.status_code == 200 and b"htmx" in script.data
+    css = client.get("/static/scorepad.css").get_data(as_text=True)
+    assert "@import" not in css and "url(" not in css and "@font-face" not in css
+
+
+def test_unknown_table_is_404_everywhere(client: FlaskClient, table_id: str) -> None:
+    for url in ("/t/nope", "/t/nope/results", "/t/nope/check", "/t/nope/export"):
+        resp = client.get(url)
+        assert resp.status_code == 404
+        assert "nope" not in resp.get_data(as_text=True)
+        assert table_id not in resp.get_data(as_text=True)  # nothing reveals which tables exist
+    for url in ("/t/nope/tap", "/t/nope/field", "/t/nope/undo", "/t/nope/redo", "/t/nope/delete"):
+        assert client.post(url, data={"q": "0", "r": "0", "tool": "house"}).status_code == 404
+    fragment = client.get("/t/nope", headers=HX)
+    assert fragment.status_code == 404
+    assert fragment.headers["HX-Retarget"] == "#flash"
+    assert "Not found" in fragment.get_data(as_text=True)
+
+
+def test_new_table_stores_blank_sheets_of_the_layout(app: Flask, table_id: str) -> None:
+    doc = stored_doc(app, table_id)
+    layout = sv.example_layout()
+    assert [p["name"] for p in doc["players"]] == ["Anna", "Boris", "Vera"]
+    assert all(p["cells"] == sv.blank_sheet(layout) for p in doc["players"])
+    assert doc["options"] == {
+        "variant": "standard",
+        "valley_express": {str(n): n * n for n in range(2, 7)},
+    }
+
+
+@pytest.mark.parametrize(
+    ("names", "extra", "message"),
+    [
+        ([], {}, "at least one player"),
+        (["Anna", "Anna"], {}, "same name"),
+        (["Anna"], {"express_3": "x"}, "Valley Express, 3 settlements"),
+        (["Anna"], {"layout": "db:missing"}, "listed sheet layouts"),
+        (["Anna"], {"game": "chess"}, "listed games"),
+    ],
+)
+def test_new_table_form_errors_are_readable(
+    app: Flask, client: FlaskClient, names: list[str], extra: dict[str, str], message: str
+) -> None:
+    data = dict(SV_FORM, **extra, **{f"name_{i}": n for i, n in enumerate(names)})
+    resp = client.post("/new", data=data, headers=HX)
+    assert resp.status_code == 422
+    assert message in resp.get_data(as_text=True)
+    assert table_count(app) == 0
+
+
+def test_new_table_via_htmx_redirects_with_header(client: FlaskClient) -> None:
+    data = dict(SV_FORM, name_0="Anna")
+    resp = client.post("/new", data=data, headers=HX)
+    assert resp.status_code == 204
+    assert resp.headers["HX-Redirect"].startswith("/t/")
+
+
+def test_tap_rescores_and_swaps_board_and_breakdown(
+    app: Flask, client: FlaskClient, table_id: str
+) -> None:
+    resp = tap(client, table_id, p=0, tool="house", q=0, r=0)
+    html = resp.get_data(as_text=True)
+    assert resp.status_code == 200
+    assert html.startswith('<section id="editor"')
+    assert 'data-item="house"' in html and 'id="breakdown"' in html
+    resp = tap(client, table_id, p=0, tool="sheep", q=0, r=1)
+    doc = stored_doc(app, table_id)
+    expected = engine_result(doc).players[0]
+    html = resp.get_data(as_text=True)
+    assert expected.categories["houses_with_sheep"] == 3
+    assert f'data-total="Anna" class="current winner">{expected.total}<' in html
+    assert html.count('class="pair"') == 1  # the line from the sheep to its house
+
+
+def test_invalid_tap_is_422_and_stores_nothing(
+    app: Flask, client: FlaskClient, table_id: str
+) -> None:
+    before = stored_doc(app, table_id)
+    resp = tap(client, table_id, p=0, tool="house", q=1, r=1)  # (1, 1) is a mountain
+    assert resp.status_code == 422
+    assert "mountain" in resp.get_data(as_text=True)
+    for bad in (
+        {"tool": "castle", "q": 0, "r": 0},
+        {"tool": "house", "q": 40, "r": 0},
+        {"tool": "house", "q": "x", "r": 0},
+    ):
+        assert tap(client, table_id, p=0, **bad).status_code == 422
+    assert stored_doc(app, table_id) == before
+
+
+def test_stale_sheet_tap_is_a_409_with_the_current_board(
+    app: Flask, client: FlaskClient, table_id: str
+) -> None:
+    html = client.get(f"/t/{table_id}", headers=HX).get_data(as_text=True)
+    tag = html.split('data-sheet="')[1].split('"')[0]
+    assert tap(client, table_id, p=0, v=tag, tool="house", q=0, r=0).status_code == 200
+    # Another phone edits Boris: Anna's sheet tag still holds.
+    html = client.get(f"/t/{table_id}", headers=HX).get_data(as_text=True)
+    fresh = html.split('data-sheet="')[1].split('"')[0]
+    assert tap(client, table_id, p=1, tool="house", q=0, r=0).status_code == 200
+    assert tap(client, table_id, p=0, v=fresh, tool="sheep", q=0, r=1).status_code == 200
+    # A tap drawn from Anna's sheet before the last change: refused, nothing stored.
+    before = stored_doc(app, table_id)
+    resp = tap(client, table_id, p=0, v=fresh, tool="sunflower", q=1, r=0)
+    assert resp.status_code == 409
+    assert "changed on another device" in resp.get_data(as_text=True)
+    assert stored_doc(app, table_id) == before
+
+
+def test_undo_and_redo(app: Flask, client: FlaskClient, table_id: str) -> None:
+    blank = stored_doc(app, table_id)
+    tap(client, table_id, p=0, tool="house", q=0, r=0)
+    after = stored_doc(app, table_id)
+    resp = client.post(f"/t/{table_id}/undo", data={"p": "0"}, headers=HX)
+    assert resp.status_code == 200 and stored_doc(app, table_id) == blank
+    assert 'data-item="house"' not in resp.get_data(as_text=True)
+    resp = client.post(f"/t/{table_id}/redo", data={"p": "0"}, headers=HX)
+    assert stored_doc(app, table_id) == after
+    assert 'data-item="house"' in resp.get_data(as_text=True)
+
+
+def test_residents_field(app: Flask, client: FlaskClient, table_id: str) -> None:
+    resp = client.post(f"/t/{table_id}/field", data={"p": "1", "residents": "7"}, headers=HX)
+    assert resp.status_code == 200
+    assert stored_doc(app, table_id)["players"][1]["residents"] == 7
+    resp = client.post(f"/t/{table_id}/field", data={"p": "1", "residents": "-2"}, headers=HX)
+    assert resp.status_code == 422 and "Residents tally" in resp.get_data(as_text=True)
+    assert stored_doc(app, table_id)["players"][1]["residents"] == 7
+    client.post(f"/t/{table_id}/field", data={"p": "1", "residents": ""}, headers=HX)
+    assert "residents" not in stored_doc(app, table_id)["players"][1]
+
+
+def test_export_round_trips_through_import(app: Flask, client: FlaskClient, table_id: str) -> None:
+    tap(client, table_id, p=0, tool="house", q=0, r=0)
+    resp = client.get(f"/t/{table_id}/export")
+    assert resp.mimetype == "application/json"
+    assert "attachment" in resp.headers["Content-Disposition"]
+    exported = json.loads(resp.data)
+    assert exported == stored_doc(app, table_id)
+    upload = {"file": (io.BytesIO(resp.data), "table.json")}
+    imported = client.post("/import", data=upload, content_type="multipart/form-data")
+    assert imported.status_code == 303
+    new_id = imported.headers["Location"].rsplit("/", 1)[1]
+    assert stored_doc(app, new_id) == exported
+
+
+def test_import_pasted_text(app: Flask, client: FlaskClient) -> None:
+    text = EXAMPLE.read_text(encoding="utf-8")
+    resp = client.post("/import", data={"text": text}, headers=HX)
+    assert resp.status_code == 204
+    new_id = resp.headers["HX-Redirect"].rsplit("/", 1)[1]
+    assert stored_doc(app, new_id) == json.loads(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", "choose a board file"),
+        ("{not json", "malformed JSON"),
+        ('{"game": "chess", "players": []}', "unknown game"),
+        (
+            '{"game": "sunflower-valley", "players": [{"name": "A", "cells": [], "x": 1}]}',
+            "unknown key",
+        ),
+        ("[1, 2]", "JSON object"),
+    ],
+)
+def test_invalid_import_shows_why_and_stores_nothing(
+    app: Flask, client: FlaskClient, text: str, message: str
+) -> None:
+    resp = client.post("/import", data={"text": text}, headers=HX)
+    assert resp.status_code == 422
+    html = resp.get_data(as_text=True)
+    assert "nothing was stored" in html and message in html
+    assert table_count(app) == 0
+
+
+def test_invalid_upload_names_the_cell(app: Flask, client: FlaskClient) -> None:
+    doc = json.loads(EXAMPLE.read_text(encoding="utf-8"))
+    doc["players"][0]["cells"][0] = {
+        "q": 0,
+        "r": 0,
+        "area": "blue",
+        "item": "rail",
+        "sides": [0, 1],
+    }
+    upload = {"file": (io.BytesIO(json.dumps(doc).encode()), "bad.json")}
+    resp = client.post("/import", data=upload, content_type="multipart/form-data")
+    assert resp.status_code == 422
+    assert "cell (0, 0)" in resp.get_data(as_text=True)
+    assert table_count(app) == 0
+
+
+def test_results_show_every_player_category_and_winner(
+    app: Flask, client: FlaskClient, table_id: str
+) -> None:
+    tap(client, table_id, p=1, tool="sunflower", q=1, r=0)
+    result = engine_result(stored_doc(app, table_id))
+    html = client.get(f"/t/{table_id}/results").get_data(as_text=True)
+    assert f"Winner: {result.winners[0]}" in html
+    for key in sv.CATEGORIES.values():
+        assert key in html
+    for p in result.players:
+        assert f"{p.name} — {p.total} points, rank {p.rank}" in html
+
+
+def test_check_paper_sheet_shows_differences(
+    app: Flask, client: FlaskClient, table_id: str
+) -> None:
+    tap(client, table_id, p=0, tool="house", q=0, r=0)  # a house without sheep: -5
+    paper = {f"cat_{k}": "0" for k in sv.CATEGORIES} | {"p": "0"}
+    resp = client.post(f"/t/{table_id}/check", data=paper, headers=HX)
+    html = resp.get_data(as_text=True)
+    assert resp.status_code == 200
+    assert 'data-diff="5"' in html  # paper 0, Scorepad -5
+    assert "evidence for <strong>B. Houses without sheep" in html
+    assert 'class="cell marked"' in html  # the unpaired house is outlined
+    bad = client.post(f"/t/{table_id}/check", data={"p": "0", "cat_mountains": "lots"}, headers=HX)
+    assert bad.status_code == 422 and "whole number" in bad.get_data(as_text=True)
+
+
+def test_delete_table(app: Flask, client: FlaskClient, table_id: str) -> None:
+    assert client.post(f"/t/{table_id}/delete").status_code == 303
+    assert client.get(f"/t/{table_id}").status_code == 404
+
+
+def test_list_shows_past_tables(client: FlaskClient, table_id: str) -> None:
+    html = client.get("/").get_data(as_text=True)
+    assert f"/t/{table_id}" in html and "Sunflower Valley: Anna, Boris, Vera" in html
+
+
+def test_csrf_is_required_and_accepted_from_the_htmx_header(csrf_app: Flask) -> None:
+    client = csrf_app.test_client()
+    data = dict(SV_FORM, name_0="Anna")
+    refused = client.post("/new", data=data, headers=HX)
+    assert refused.status_code == 400
+    assert "Reload the page" in refused.get_data(as_text=True)
+    token = csrf_token(client)
+    accepted = client.post("/new", data=data, headers={**HX, "X-CSRFToken": token})
+    assert accepted.status_code == 204
+    table_id = accepted.headers["HX-Redirect"].rsplit("/", 1)[1]
+    for url in (f"/t/{table_id}/tap", f"/t/{table_id}/undo", f"/t/{table_id}/delete", "/import"):
+        assert client.post(url, data={"q": "0", "r": "0", "tool": "house"}).status_code == 400
+    ok = client.post(
+        f"/t/{table_id}/tap",
+        data={"p": "0", "q": "0", "r": "0", "tool": "house"},
+        headers={**HX, "X-CSRFToken": token},
+    )
+    assert ok.status_code == 200
+
+
+def test_too_large_upload_is_readable(client: FlaskClient) -> None:
+    big = {"file": (io.BytesIO(b" " * 2_100_000), "big.json")}
+    resp = client.post("/import", data=big, content_type="multipart/form-data")
+    assert resp.status_code == 413 and "too large" in resp.get_data(as_text=True)
