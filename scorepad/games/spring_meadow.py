@@ -43,6 +43,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cache
 from importlib import resources
 from typing import Any, Literal
 
@@ -97,6 +98,7 @@ _LATER_CODES: Mapping[str, frozenset[str]] = {
 # ---------------------------------------------------------------------------- geometry
 
 
+@cache
 def line_squares(orientation: Orientation, line: int) -> tuple[Square, ...]:
     """The squares of counted line ``line`` (1 = bottom row, or left column when horizontal)."""
     if not 1 <= line <= LINES:
@@ -141,7 +143,12 @@ def fill_row(rows: Sequence[str], orientation: Orientation, line: int) -> tuple[
 
 
 def _squares_with(rows: Sequence[str], codes: frozenset[str]) -> list[Square]:
-    return [(r, c) for r, row in enumerate(rows) for c, code in enumerate(row) if code in codes]
+    found: list[Square] = []
+    for r, row in enumerate(rows):
+        # Most rows hold no burrow at all: skip them without looking at each square.
+        if any(code in row for code in codes):
+            found.extend((r, c) for c, code in enumerate(row) if code in codes)
+    return found
 
 
 # ---------------------------------------------------------------------------- layouts
