@@ -412,23 +412,29 @@ class _View:
     stacks: Mapping[Hex, Stack]
     top: Mapping[Hex, str | None]
     code: Mapping[Hex, str | None]
+    #: Hexes by top colour and by pattern code, in board order (each category reads one).
+    by_top: Mapping[str | None, list[Hex]]
+    by_code: Mapping[str | None, list[Hex]]
 
     @classmethod
     def of(cls, board: PlayerBoard, side: str) -> _View:
-        stacks = board.stacks
-        return cls(
-            side=side,
-            stacks=stacks,
-            top={h: s[-1] if s else None for h, s in stacks.items()},
-            code={h: STACK_CODE.get(s) for h, s in stacks.items()},
-        )
+        top: dict[Hex, str | None] = {}
+        code: dict[Hex, str | None] = {}
+        by_top: dict[str | None, list[Hex]] = {}
+        by_code: dict[str | None, list[Hex]] = {}
+        for h, s in board.stacks.items():
+            t = top[h] = s[-1] if s else None
+            c = code[h] = STACK_CODE.get(s)
+            by_top.setdefault(t, []).append(h)
+            by_code.setdefault(c, []).append(h)
+        return cls(side, board.stacks, top, code, by_top, by_code)
 
     def with_top(self, colour: str) -> list[Hex]:
-        return [h for h, c in self.top.items() if c == colour]
+        return self.by_top.get(colour, [])
 
     def buildings(self) -> list[Hex]:
         """Rules digest: a building is red on one token; a lone red is not a building."""
-        return [h for h, c in self.code.items() if c == "B"]
+        return self.by_code.get("B", [])
 
     def neighbours(self, h: Hex) -> tuple[Hex, ...]:
         return _NEIGHBOURS[self.side][h]
@@ -556,7 +562,11 @@ def check_animals(view: _View, board: PlayerBoard) -> tuple[int, list[dict[str, 
     pattern: an assignment problem across cards (see :func:`assign_cubes`). A claim the board
     cannot support is a warning, and still scores: the players' tally is what is scored.
     """
-    matching = {a.card: matching_hexes(view.code, ANIMAL_CARDS[a.card]) for a in board.animals}
+    matching = {
+        a.card: matching_hexes(view.code, card, view.by_code.get(card.cube_code, []))
+        for a in board.animals
+        for card in [ANIMAL_CARDS[a.card]]
+    }
     check = assign_cubes([(a.card, a.cubes) for a in board.animals], matching, board.cubes)
     short = {card for s in check.shortfalls for card in s.cards}
     details = []

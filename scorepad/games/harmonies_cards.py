@@ -25,6 +25,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
+from typing import cast
 
 import numpy as np
 from scipy.sparse import csr_matrix
@@ -165,22 +166,37 @@ STACK_CODE: dict[tuple[str, ...], str] = {
 }
 
 
-def matching_hexes(codes: Mapping[Hex, str | None], card: AnimalCard) -> list[Hex]:
+def matching_hexes(
+    codes: Mapping[Hex, str | None], card: AnimalCard, candidates: Iterable[Hex] | None = None
+) -> list[Hex]:
     """Hexes where ``card``'s pattern is matched, in some rotation, with its cube hex there.
 
-    ``codes`` gives the pattern code of each board hex (see :data:`STACK_CODE`). The other
+    ``codes`` gives the pattern code of each board hex (see :data:`STACK_CODE`);
+    ``candidates``, if given, are the hexes whose code is the card's cube code. The other
     hexes of a pattern may carry cubes of their own: only the cube hex itself is the card's.
     """
+    if candidates is None:
+        candidates = [h for h, c in codes.items() if c == card.cube_code]
+    lookup = cast(Mapping[tuple[int, int], str | None], codes)
     found = []
-    for h, c in codes.items():
-        if c != card.cube_code:
-            continue
+    for h in candidates:
         q, r = h
-        for rotation in card.rotations:
-            if all(codes.get(Hex(q + p.offset.q, r + p.offset.r)) == p.code for p in rotation):
+        for rotation in _FLAT[card.id]:
+            for dq, dr, code in rotation:
+                # Plain (q, r) tuples find the same entries as Hex keys (Hex is a NamedTuple).
+                if lookup.get((q + dq, r + dr)) != code:
+                    break
+            else:
                 found.append(h)
                 break
     return sorted(found)
+
+
+#: Each card's rotations as plain (dq, dr, code) triples: the inner loop of the pattern check.
+_FLAT: dict[int, tuple[tuple[tuple[int, int, str], ...], ...]] = {
+    card.id: tuple(tuple((p.offset.q, p.offset.r, p.code) for p in rot) for rot in card.rotations)
+    for card in ANIMAL_CARDS.values()
+}
 
 
 # --- claimed cubes against the board ---------------------------------------------------------
@@ -216,12 +232,16 @@ def assign_cubes(
     by a Hall witness: the cards reachable from an unplaced cube along alternating paths claim
     more cubes than the cube hexes their patterns reach (the same cards for every maximum
     matching), reported as :class:`Shortfall` groups.
+
+    When no cube hex matches two different cards, the cards do not compete and each simply
+    takes its own hexes: the same answer, without building a sparse matrix.
     """
     slots = [card for card, n in claims for _ in range(n)]
     hexes = sorted(cubes)
     column = {h: j for j, h in enumerate(hexes)}
-    edges = [[column[h] for h in matching[card] if h in column] for card in slots]
-    match = _maximum_matching(edges, len(hexes))
+    wanted = {card: [column[h] for h in matching[card] if h in column] for card, _ in claims}
+    edges = [wanted[card] for card in slots]
+    match = _maximum_matching(edges, len(hexes)) if _compete(wanted) else _own_hexes(slots, wanted)
     assigned: dict[int, list[Hex]] = {card: [] for card, _ in claims}
     for card, j in zip(slots, match, strict=True):
         if j >= 0:
@@ -232,14 +252,36 @@ def assign_cubes(
     return CubeAssignment(assigned, shortfalls)
 
 
+def _compete(wanted: Mapping[int, list[int]]) -> bool:
+    """Whether some cube hex matches the patterns of two different cards."""
+    seen: set[int] = set()
+    for cols in wanted.values():
+        if not seen.isdisjoint(cols):
+            return True
+        seen.update(cols)
+    return False
+
+
+def _own_hexes(slots: list[int], wanted: Mapping[int, list[int]]) -> list[int]:
+    """Cards that share no cube hex: each claimed cube takes the card's next matching hex."""
+    used = Counter[int]()
+    match = []
+    for card in slots:
+        cols = wanted[card]
+        match.append(cols[used[card]] if used[card] < len(cols) else -1)
+        used[card] += 1
+    return match
+
+
 def _maximum_matching(edges: list[list[int]], columns: int) -> list[int]:
     """For each row, the column it is matched to (or -1), via scipy's Hopcroft–Karp."""
-    if not edges or not columns or not any(edges):
+    if not columns or not any(edges):
         return [-1] * len(edges)
-    rows = [i for i, cols in enumerate(edges) for _ in cols]
-    cols = [j for js in edges for j in js]
+    indptr = np.zeros(len(edges) + 1, dtype=np.int32)
+    np.cumsum([len(cols) for cols in edges], out=indptr[1:])
+    indices = np.fromiter((j for cols in edges for j in cols), dtype=np.int32)
     graph = csr_matrix(
-        (np.ones(len(rows), dtype=np.int8), (rows, cols)), shape=(len(edges), columns)
+        (np.ones(len(indices), dtype=np.int8), indices, indptr), shape=(len(edges), columns)
     )
     result: list[int] = maximum_bipartite_matching(graph, perm_type="column").tolist()
     return result
