@@ -470,3 +470,32 @@ def test_the_editor_helpers_are_exposed() -> None:
     assert seasons.search_cards("helm")[0].id == 19
     assert len(seasons.CARDS) == 95
     assert dict(seasons.BONUS_TRACK) == {0: 0, 1: -5, 2: -12, 3: -20}
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-20, 300) | st.text("ab", max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text("abc", max_size=3), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_bad_input_never_crashes(data: st.DataObject) -> None:
+    doc: Any = json.loads((ROOT / "examples" / "seasons.json").read_text(encoding="utf-8"))
+    node = doc
+    path = data.draw(st.lists(st.integers(0, 20), min_size=1, max_size=4))
+    for step in path:
+        children = list(node) if isinstance(node, dict) else list(range(len(node)))
+        key = children[step % len(children)]
+        child = node[key]
+        if not isinstance(child, dict | list) or not child or step % 3 == 0:
+            node[key] = data.draw(JSON_VALUES)
+            break
+        node = child
+    try:
+        seasons.score(seasons.parse(doc))
+    except BoardError as err:
+        assert err.problems

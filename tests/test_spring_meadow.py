@@ -504,3 +504,42 @@ def test_the_command_rejects_a_bad_board(
     path.write_text(json.dumps(table_doc(vertical()[:3])), encoding="utf-8")
     assert main(["score", str(path)]) == 2
     assert "player 'Anna'" in capsys.readouterr().err
+
+
+def test_a_broken_layout_is_reported_once_not_as_missing() -> None:
+    doc = with_layout(layout_board())
+    doc["options"]["layouts"][0]["rows"] = doc["options"]["layouts"][0]["rows"][:3]
+    found = problems_of(doc)
+    assert found == [
+        "'options', layout 'Side A1': 3 rows; a vertical board has 15 rows of 10 squares"
+    ]
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-20, 20) | st.text(".#ocmx", max_size=16),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.text("abnr", max_size=4), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_bad_input_never_crashes(data: st.DataObject) -> None:
+    doc: Any = json.loads((ROOT / "examples" / "spring-meadow.json").read_text(encoding="utf-8"))
+    node = doc
+    path = data.draw(st.lists(st.integers(0, 20), min_size=1, max_size=5))
+    for step in path:
+        children = list(node) if isinstance(node, dict) else list(range(len(node)))
+        key = children[step % len(children)]
+        child = node[key]
+        if not isinstance(child, dict | list) or not child or step % 3 == 0:
+            node[key] = data.draw(JSON_VALUES)
+            break
+        node = child
+    try:
+        sm.score(sm.parse(doc))
+    except BoardError as err:
+        assert err.problems

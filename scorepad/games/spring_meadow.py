@@ -345,6 +345,7 @@ def parse(doc: Any) -> Table:
         elif layout:
             layouts.append(layout)
     by_name = {x.name: x for x in layouts}
+    drawn = {x.name for x in model.options.layouts}
     names = [p.name for p in model.players]
     active = model.options.active
     if active is not None and active not in names:
@@ -354,7 +355,7 @@ def parse(doc: Any) -> Table:
         grid = _grid_problems(label, p.rows, p.orientation, frozenset(SQUARE_CODES))
         problems += grid
         layout = by_name.get(p.layout) if p.layout is not None else None
-        if p.layout is not None and layout is None:
+        if p.layout is not None and p.layout not in drawn:
             problems.append(f"{label}: layout {p.layout!r} is not in 'options', 'layouts'")
         if not grid:
             burrows = layout.burrows_for(p.orientation) if layout else None
