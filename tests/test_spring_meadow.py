@@ -543,3 +543,9 @@ def test_bad_input_never_crashes(data: st.DataObject) -> None:
         sm.score(sm.parse(doc))
     except BoardError as err:
         assert err.problems
+
+
+def test_layout_names_are_unique() -> None:
+    doc = with_layout(layout_board())
+    doc["options"]["layouts"].append(layout_doc(ELEVEN))
+    assert problems_of(doc) == ["'options', layout #2: two layouts are named 'Side A1'"]

@@ -18,13 +18,15 @@ Helpers for a board editor:
 - ``SQUARE_CODES`` (code → name), ``BURROW_CODES``, ``SNOW``, ``COVERED``, ``OPEN``,
   ``CLEARED``, ``MARMOT``.
 - ``empty_board(orientation, layout=None)``: all snow, with the layout's burrows open.
-- ``line_squares(orientation, line)``: the squares of counted line ``line``.
+- ``line_squares(orientation, line)``: the squares of counted line ``line``;
+  ``turn_square(square, source, target)``: a square after turning the board.
 - ``fill_row(rows, orientation, line)``: cover every snow square of that counted line.
 - ``Layout``, ``parse_layout(doc)``, ``dump_layout(layout)``, ``example_layout()``,
   ``Layout.burrows_for(orientation)``: board layouts (which squares of a side are burrows).
 
 Scoring: ``GAME`` (the registry entry: ``parse``, ``dump``, ``score`` one phase),
-``score_board(board)`` for one board's categories and evidence, ``score_game(phases)`` for
+``score_board(board)`` for one board's categories and evidence, ``seats_from_active(names,
+active)`` for the tie rule's values, ``score_game(phases)`` for
 the ledger of a whole game (``Ledger``), ``solo_mark(total)`` and ``campaign(totals)`` for
 the solo game.
 
@@ -336,31 +338,14 @@ def parse(doc: Any) -> Table:
     problems = unique_names([p.name for p in model.players])
     if not 1 <= len(model.players) <= MAX_PLAYERS:
         problems.append(f"players: {len(model.players)} players; Spring Meadow is for 1 to 4")
-    layouts: list[Layout] = []
-    for i, layout_doc in enumerate(model.options.layouts):
-        layout, found = _layout_from(layout_doc, f"'options', layout {layout_doc.name!r}")
-        problems += found
-        if layout and any(x.name == layout.name for x in layouts):
-            problems.append(f"'options', layout #{i + 1}: two layouts are named {layout.name!r}")
-        elif layout:
-            layouts.append(layout)
-    by_name = {x.name: x for x in layouts}
-    drawn = {x.name for x in model.options.layouts}
-    names = [p.name for p in model.players]
+    layouts, found = _parse_layouts(model.options.layouts)
+    problems += found
     active = model.options.active
-    if active is not None and active not in names:
+    if active is not None and active not in [p.name for p in model.players]:
         problems.append(f"'options', 'active': {active!r} is not one of the players")
     for p in model.players:
-        label = f"player {p.name!r}"
-        grid = _grid_problems(label, p.rows, p.orientation, frozenset(SQUARE_CODES))
-        problems += grid
-        layout = by_name.get(p.layout) if p.layout is not None else None
-        if p.layout is not None and p.layout not in drawn:
-            problems.append(f"{label}: layout {p.layout!r} is not in 'options', 'layouts'")
-        if not grid:
-            burrows = layout.burrows_for(p.orientation) if layout else None
-            problems += _burrow_problems(label, p.rows, burrows)
-        problems += _solo_problems(label, p, len(model.players), active)
+        problems += _board_problems(p, model.options.layouts, layouts)
+        problems += _solo_problems(f"player {p.name!r}", p, len(model.players), active)
     if problems:
         raise BoardError(problems)
     boards = tuple(
@@ -374,6 +359,36 @@ def parse(doc: Any) -> Table:
         for p in model.players
     )
     return Table(players=boards, active=active, layouts=tuple(layouts))
+
+
+def _parse_layouts(docs: Sequence[_LayoutDoc]) -> tuple[list[Layout], list[str]]:
+    """The table's layouts (``options.layouts``), names unique."""
+    layouts: list[Layout] = []
+    problems = []
+    for i, layout_doc in enumerate(docs):
+        layout, found = _layout_from(layout_doc, f"'options', layout {layout_doc.name!r}")
+        problems += found
+        if layout and any(x.name == layout.name for x in layouts):
+            problems.append(f"'options', layout #{i + 1}: two layouts are named {layout.name!r}")
+        elif layout:
+            layouts.append(layout)
+    return layouts, problems
+
+
+def _board_problems(
+    p: _PlayerDoc, drawn: Sequence[_LayoutDoc], layouts: Sequence[Layout]
+) -> list[str]:
+    """A board's shape and codes, and its burrows against its layout when it names one."""
+    label = f"player {p.name!r}"
+    problems = _grid_problems(label, p.rows, p.orientation, frozenset(SQUARE_CODES))
+    if p.layout is not None and all(x.name != p.layout for x in drawn):
+        problems.append(f"{label}: layout {p.layout!r} is not in 'options', 'layouts'")
+    if problems:
+        return problems
+    # A broken layout was reported on its own; the board is then checked as without one.
+    layout = next((x for x in layouts if x.name == p.layout), None)
+    burrows = layout.burrows_for(p.orientation) if layout else None
+    return _burrow_problems(label, p.rows, burrows)
 
 
 def _solo_problems(label: str, p: _PlayerDoc, players: int, active: str | None) -> list[str]:
