@@ -97,7 +97,7 @@ def test_cube_check_is_a_maximum_matching(doc: dict[str, Any]) -> None:
             for _ in range(a["cubes"])
         ]
         assigned = [tuple(h) for a in p.details["animals"] for h in a["assigned_cubes"]]
-        assert len(assigned) == len(set(assigned)) == max_matching(wants)  # type: ignore[arg-type]
+        assert len(assigned) == len(set(assigned)) == max_matching(wants)
         for a in p.details["animals"]:
             assert all(h in a["matching_hexes"] for h in a["assigned_cubes"])
             if a["supported"]:

@@ -15,6 +15,7 @@ from test_harmonies_boards import axial, player, score_doc, score_one, sketch, t
 
 from scorepad.games import harmonies as hm
 from scorepad.games.harmonies import SpiritClaim
+from scorepad.scoring import PlayerResult, Result
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
@@ -133,7 +134,7 @@ def test_lone_red_is_not_a_building() -> None:
 WINDING = [(0, 0), (1, 0), (2, 1), (3, 1), (4, 2), (4, 3), (3, 3), (2, 3), (1, 2)]
 
 
-def river(hexes: list[tuple[int, int]]) -> hm.Result:
+def river(hexes: list[tuple[int, int]]) -> Result:
     return score_doc(table(player("Anna", sketch("A", dict.fromkeys(hexes, "w")))))
 
 
@@ -205,7 +206,7 @@ def test_river_points_table(length: int, points: int) -> None:
 # --- water, side B: islands ------------------------------------------------------------------
 
 
-def islands(marks: dict[tuple[int, int], str], fill: str = "y") -> hm.PlayerResult:
+def islands(marks: dict[tuple[int, int], str], fill: str = "y") -> PlayerResult:
     return score_one(sketch("B", marks, fill=fill), side="B")
 
 

@@ -48,17 +48,27 @@ __all__ = [
     "ANIMAL_CARDS",
     "BOX",
     "CATEGORIES",
+    "COLOURS",
     "GAME",
     "LEGAL_STACKS",
     "SPIRIT_CARDS",
+    "AnimalClaim",
+    "PlayerBoard",
+    "SpiritClaim",
+    "Table",
     "board_hexes",
+    "describe",
     "dump",
     "is_legal_stack",
     "parse",
     "pattern_hexes",
     "place_token",
+    "river_points",
     "score",
     "stack_code",
+    "stack_problem",
+    "suns",
+    "what_may_lie_on",
 ]
 
 Colour = Literal["blue", "grey", "brown", "green", "yellow", "red"]
@@ -257,13 +267,15 @@ def parse(doc: Any) -> Table:
         problems += _board_problems(p, side)
     if problems:
         raise BoardError(problems)
-    return Table(side=side, players=tuple(_board(p) for p in model.players))
+    return Table(side=side, players=tuple(_board(p, side) for p in model.players))
 
 
-def _board(p: _Player) -> PlayerBoard:
+def _board(p: _Player, side: str) -> PlayerBoard:
+    given = {Hex(c.q, c.r): tuple(c.stack) for c in p.cells}
     return PlayerBoard(
         name=p.name,
-        stacks={Hex(c.q, c.r): tuple(c.stack) for c in p.cells},
+        # Board order, whatever the file's order: evidence lists come out the same way.
+        stacks={h: given[h] for h in _HEXES[side]},
         cubes=frozenset(Hex(c.q, c.r) for c in p.cells if c.cube),
         animals=tuple(AnimalClaim(a.card, a.cubes) for a in p.animals),
         spirit=SpiritClaim(p.spirit.card, p.spirit.placed) if p.spirit else None,
@@ -302,7 +314,7 @@ def _shape_problems(p: _Player, side: str) -> list[str]:
     missing = [h for h in _HEXES[side] if h not in seen]
     extra = sorted(h for h in seen if h not in _HEX_SETS[side])
     if missing:
-        where = ", ".join(f"{h} (column {c}, row {r})" for h in missing for c, r in [_oddq(h)])
+        where = ", ".join(f"{h} (column {h.q}, row {axial_to_oddq(h)[1]})" for h in missing)
         problems.append(f"player {p.name!r}: board side {side} is missing hexes {where}")
     if extra:
         where = ", ".join(str(h) for h in extra)
@@ -311,10 +323,6 @@ def _shape_problems(p: _Player, side: str) -> list[str]:
             f"({len(_HEXES[side])} hexes in columns of {_columns(side)})"
         )
     return problems
-
-
-def _oddq(h: Hex) -> tuple[int, int]:
-    return axial_to_oddq(h)
 
 
 def _columns(side: str) -> str:
@@ -618,7 +626,9 @@ def _hexes(n: int) -> str:
 def _cube_hexes(n: int) -> str:
     if n == 0:
         return "no hex with a cube matches"
-    return f"only {_hexes(n)} with a cube match" + ("es" if n == 1 else "")
+    if n == 1:
+        return "only 1 hex with a cube matches"
+    return f"only {n} hexes with a cube match"
 
 
 def score_spirit(view: _View, spirit: SpiritClaim | None) -> tuple[int, dict[str, Any] | None]:
@@ -716,11 +726,12 @@ def score_board(board: PlayerBoard, side: str) -> tuple[PlayerScore, list[str]]:
         "cubes": _hex_list(board.cubes),
         "empty_hexes": _hex_list(h for h, s in board.stacks.items() if not s),
     }
-    warnings += _board_warnings(board, side)
+    warnings += _board_warnings(board)
     return PlayerScore(board.name, categories, details), warnings
 
 
-def _board_warnings(board: PlayerBoard, side: str) -> list[str]:
+def _board_warnings(board: PlayerBoard) -> list[str]:
+    """Cubes on the board against the claims; empty hexes (rules digest, unfinished boards)."""
     warnings = []
     claimed = sum(a.cubes for a in board.animals) + bool(board.spirit and board.spirit.placed)
     if len(board.cubes) != claimed:
