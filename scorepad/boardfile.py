@@ -58,6 +58,8 @@ def loads(text: str | bytes) -> Any:
         ) from None
     except RecursionError:
         raise BoardError(["malformed JSON: nested too deeply"]) from None
+    except ValueError as err:  # e.g. an integer with more digits than Python converts
+        raise BoardError([f"unreadable JSON: {err}".split(";")[0]]) from None
 
 
 def where(doc: Any, loc: Sequence[int | str]) -> str:
