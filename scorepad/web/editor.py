@@ -84,6 +84,21 @@ def show(table_id: str) -> Response:
     return render_editor(stored, player_index(stored.doc, request.args.get("p")))
 
 
+@bp.get("/t/<table_id>/search")
+def search(table_id: str) -> Response:
+    """Seasons: cards whose names match the query; the page, or just the matches for htmx."""
+    stored = db.get_table(table_id)
+    _game, board_kit = game_and_kit(stored)
+    finder = getattr(board_kit, "search", None)
+    if finder is None:
+        raise db.NotFound("this game has no card search")
+    player = player_index(stored.doc, request.args.get("p"))
+    query = request.args.get("q", "")[:60]
+    ctx = editor_context(stored, player)
+    ctx.update(query=query, matches=finder(query))
+    return page_or_fragment("editor/page.html", f"boards/{board_kit.MODULE}/_search.html", **ctx)
+
+
 @bp.post("/t/<table_id>/tap")
 def tap(table_id: str) -> Response:
     return _edit(table_id, lambda k, s, p: (k.tap(s.doc, s.meta, p, request.form), s.meta))

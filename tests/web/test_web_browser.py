@@ -61,7 +61,9 @@ def scores(page: Any) -> dict[str, dict[str, str]]:
 def draw(page: Any, tool: str, q: int, r: int, item: str | None = None) -> None:
     pick(page, tool)
     page.click(f'#editor [data-q="{q}"][data-r="{r}"]')
-    page.wait_for_selector(f'#editor [data-q="{q}"][data-r="{r}"][data-item="{tool if item is None else item}"]')
+    page.wait_for_selector(
+        f'#editor [data-q="{q}"][data-r="{r}"][data-item="{tool if item is None else item}"]'
+    )
 
 
 def test_sunflower_valley_three_players_by_taps(page: Any) -> None:

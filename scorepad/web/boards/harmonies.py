@@ -1,0 +1,254 @@
+"""Harmonies editor: side A or B, tokens stacked by taps, cubes, animal cards and the spirit.
+
+A colour tap puts that token on top of the hex's stack through
+:func:`scorepad.games.harmonies.place_token`, which refuses illegal stacks with a short
+sentence (shown inline, nothing stored). "Remove top" takes the top token off; "Cube" puts a
+cube on the hex or takes it away. Animal cards are picked with their point tracks shown, so
+players recognise them whatever their edition calls the animal.
+
+The board draws each stack as concentric rings (bottom token outermost, top token in the
+middle) and the engine's evidence: the longest river (side A) or the islands (side B),
+each scoring tree, mountain and building with its points, and the fields that score.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any
+
+from scorepad.games import harmonies as hm
+from scorepad.hexgrid import Hex, Orientation
+from scorepad.scoring import Result
+from scorepad.web.boards import EditRefused, Tool, int_field
+from scorepad.web.svg import canvas
+
+NAME = "harmonies"
+MODULE = "harmonies"
+MAX_PLAYERS = 4
+TOKEN_FILLS = {
+    "blue": "#3d8bd9",
+    "grey": "#8d8d8d",
+    "brown": "#8b5a2b",
+    "green": "#3a9a4a",
+    "yellow": "#f2cf3a",
+    "red": "#d2452f",
+}
+TOOLS = (
+    *(Tool(colour, colour.capitalize(), TOKEN_FILLS[colour]) for colour in hm.COLOURS),
+    Tool("remove", "Remove top"),
+    Tool("cube", "Cube"),
+)
+RING_RADII = (23.0, 16.0, 9.0)
+SPIRITS = tuple(sorted(hm.SPIRIT_CARDS))
+
+
+def options_context() -> dict[str, Any]:
+    return {"sides": ("A", "B")}
+
+
+def new_table(form: Mapping[str, str], names: list[str]) -> tuple[dict[str, Any], dict[str, Any]]:
+    side = form.get("side", "A")
+    if side not in ("A", "B"):
+        raise EditRefused("Board side: choose A or B.")
+    cells = [{"q": h.q, "r": h.r, "stack": []} for h in hm.board_hexes(side)]
+    doc = {
+        "game": NAME,
+        "options": {"side": side},
+        "players": [{"name": n, "cells": copy.deepcopy(cells), "animals": []} for n in names],
+    }
+    return doc, {}
+
+
+# --- taps and fields ---------------------------------------------------------------------------
+
+
+def tap(
+    doc: dict[str, Any], meta: dict[str, Any], player: int, form: Mapping[str, str]
+) -> dict[str, Any]:
+    tool = form.get("tool", "")
+    if tool not in {t.key for t in TOOLS}:
+        raise EditRefused("Pick a token colour, Remove top or Cube first.")
+    try:
+        q, r = int(form.get("q", "")), int(form.get("r", ""))
+    except ValueError:
+        raise EditRefused("That tap did not land on a hex.") from None
+    new = copy.deepcopy(doc)
+    cell = next((c for c in new["players"][player]["cells"] if (c["q"], c["r"]) == (q, r)), None)
+    if cell is None:
+        raise EditRefused(f"Hex ({q}, {r}) is not on this board.")
+    stack = list(cell.get("stack", []))
+    if tool == "cube":
+        if cell.get("cube"):
+            cell.pop("cube")
+        else:
+            cell["cube"] = True
+    elif tool == "remove":
+        if not stack:
+            raise EditRefused(f"Hex ({q}, {r}) is empty: there is no token to remove.")
+        cell["stack"] = stack[:-1]
+    else:
+        try:
+            cell["stack"] = list(hm.place_token(stack, tool))
+        except ValueError as err:
+            raise EditRefused(f"Hex ({q}, {r}): {err}.") from None
+    return new
+
+
+def set_field(
+    doc: dict[str, Any], meta: dict[str, Any], player: int, form: Mapping[str, str]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Animal cards (add, cubes, remove) and the spirit card, one action per request."""
+    new = copy.deepcopy(doc)
+    board = new["players"][player]
+    animals: list[dict[str, int]] = board.setdefault("animals", [])
+    action = form.get("action", "")
+    if action == "spirit":
+        raw = form.get("spirit", "")
+        if not raw:
+            board.pop("spirit", None)
+        else:
+            card = int_field(form, "spirit", SPIRITS[0], SPIRITS[-1], "Spirit card")
+            board["spirit"] = {"card": card, "placed": form.get("placed") == "on"}
+        return new, meta
+    card = int_field(form, "card", 1, max(hm.ANIMAL_CARDS), "Animal card")
+    if card not in hm.ANIMAL_CARDS:
+        raise EditRefused(f"Animal card {card} does not exist.")
+    held = next((a for a in animals if a["card"] == card), None)
+    if action == "add_animal":
+        if held is not None:
+            raise EditRefused(f"Animal card {card} is already on this board.")
+        animals.append({"card": card, "cubes": 0})
+    elif action == "remove_animal":
+        if held is None:
+            raise EditRefused(f"Animal card {card} is not on this board.")
+        animals.remove(held)
+    elif action == "cubes":
+        if held is None:
+            raise EditRefused(f"Animal card {card} is not on this board.")
+        track = hm.ANIMAL_CARDS[card].track
+        held["cubes"] = int_field(form, "cubes", 0, len(track), f"Cubes on card {card}")
+    else:
+        raise EditRefused("Unknown change.")
+    return new, meta
+
+
+# --- drawing -----------------------------------------------------------------------------------
+
+
+def card_label(card_id: int) -> str:
+    card = hm.ANIMAL_CARDS[card_id]
+    return f"#{card_id} {card.names[0]} · {'-'.join(str(t) for t in card.track)}"
+
+
+def board(
+    doc: dict[str, Any],
+    meta: dict[str, Any],
+    player: int,
+    result: Result | None,
+    highlight: str | None = None,
+) -> dict[str, Any]:
+    sheet = doc["players"][player]
+    hexes = [Hex(c["q"], c["r"]) for c in sheet["cells"]]
+    cv = canvas(hexes, Orientation.FLAT)
+    cells = []
+    for c in sheet["cells"]:
+        h = Hex(c["q"], c["r"])
+        x, y = cv.center(h)
+        stack = c.get("stack", [])
+        rings = [
+            {"r": RING_RADII[i] if len(stack) > 1 else 20.0, "fill": TOKEN_FILLS.get(t, "#ccc")}
+            for i, t in enumerate(stack[:3])
+        ]
+        cells.append(
+            {
+                "q": h.q,
+                "r": h.r,
+                "x": x,
+                "y": y,
+                "points": cv.points(h),
+                "rings": rings,
+                "cube": bool(c.get("cube")),
+                "stack": "-".join(stack),
+                "label": f"hex {h.q},{h.r}: {'-'.join(stack) or 'empty'}"
+                + (", cube" if c.get("cube") else ""),
+            }
+        )
+    details = result.players[player].details if result else {}
+    why = explain(cv, details)
+    animals = [
+        {
+            "card": a["card"],
+            "cubes": a["cubes"],
+            "label": card_label(a["card"]),
+            "track": hm.ANIMAL_CARDS[a["card"]].track,
+        }
+        for a in sheet.get("animals", [])
+    ]
+    held = {a["card"] for a in animals}
+    return {
+        "canvas": cv,
+        "cells": cells,
+        "why": why,
+        "marked": evidence(details, highlight),
+        "sheet": sheet,
+        "side": doc.get("options", {}).get("side", "A"),
+        "animals": animals,
+        "catalogue": [(cid, card_label(cid)) for cid in sorted(hm.ANIMAL_CARDS) if cid not in held],
+        "spirits": [(cid, hm.SPIRIT_CARDS[cid]) for cid in SPIRITS],
+        "spirit": sheet.get("spirit"),
+    }
+
+
+def _at(cv: Any, hx: list[int]) -> tuple[float, float]:
+    x, y = cv.center(Hex(hx[0], hx[1]))
+    return x, y
+
+
+def explain(cv: Any, details: Mapping[str, Any]) -> dict[str, Any]:
+    """Numbers and lines over the board from the engine's evidence."""
+    labels = []
+    for key, kind in (("trees", "tree"), ("mountains", "mountain"), ("buildings", "building")):
+        for item in details.get(key, []):
+            x, y = _at(cv, item["hex"])
+            labels.append({"x": x, "y": y, "points": item["points"], "kind": kind})
+    fields = []
+    for group in details.get("fields", []):
+        if group["points"]:
+            fields.extend(cv.points(Hex(*h)) for h in group["hexes"])
+    river = details.get("longest_river") or {}
+    path = " ".join("{},{}".format(*_at(cv, h)) for h in river.get("path", []))
+    islands = [
+        {"x": _at(cv, g["hexes"][0])[0], "y": _at(cv, g["hexes"][0])[1], "n": i + 1}
+        for i, g in enumerate(details.get("islands", []))
+    ]
+    return {
+        "labels": labels,
+        "fields": fields,
+        "river": path,
+        "river_length": river.get("length"),
+        "river_points": river.get("points"),
+        "islands": islands,
+        "animals": details.get("animals", []),
+        "spirit": details.get("spirit"),
+    }
+
+
+def evidence(details: Mapping[str, Any], category: str | None) -> set[tuple[int, int]]:
+    def hexes(items: Any) -> set[tuple[int, int]]:
+        return {(int(h[0]), int(h[1])) for h in items}
+
+    if category in ("trees", "mountains", "buildings"):
+        return hexes(i["hex"] for i in details.get(category, []) if i["points"])
+    if category == "fields":
+        return hexes(h for g in details.get("fields", []) if g["points"] for h in g["hexes"])
+    if category == "water":
+        river = details.get("longest_river") or {}
+        return hexes(river.get("path", [])) | hexes(
+            h for g in details.get("islands", []) for h in g["hexes"]
+        )
+    if category == "animals":
+        return hexes(h for a in details.get("animals", []) for h in a["assigned_cubes"])
+    if category == "spirit":
+        return hexes(details.get("cubes", []))
+    return set()

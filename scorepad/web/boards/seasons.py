@@ -1,0 +1,125 @@
+"""Seasons editor: crystals, bonuses, cards in hand, energy, the ability token, cards in play.
+
+Seasons has no board to tap: each player's "board" is a short form saved on every change
+and a list of the power cards in play, added by searching their names
+(:func:`scorepad.games.seasons.search_cards`). The explanation lists each card's printed
+prestige and each end-of-game effect with the sentence saying why it scored.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any
+
+from scorepad.games import seasons as ss
+from scorepad.scoring import Result
+from scorepad.web.boards import EditRefused, Tool, int_field
+
+NAME = "seasons"
+MODULE = "seasons"
+MAX_PLAYERS = ss.MAX_PLAYERS
+TOOLS: tuple[Tool, ...] = ()
+MAX_CARDS_IN_PLAY = 40
+
+#: Editable counts: key → (label, low, high).
+COUNTS: dict[str, tuple[str, int, int]] = {
+    "crystals": ("Crystals", 0, 9999),
+    "bonuses_used": ("Bonuses used", 0, max(ss.BONUS_TRACK)),
+    "cards_in_hand": ("Cards in hand", 0, 60),
+    "energy_in_reserve": ("Energy in reserve", 0, ss.RESERVE_LIMIT),
+    "jewel_energy": ("Energy on Jewel of the Ancients", 0, 30),
+    "replicas": ("Replicas", 0, 30),
+}
+
+
+def options_context() -> dict[str, Any]:
+    return {}
+
+
+def new_table(form: Mapping[str, str], names: list[str]) -> tuple[dict[str, Any], dict[str, Any]]:
+    players = [
+        {"name": n, "crystals": 0, "cards_in_play": [], **dict.fromkeys(list(COUNTS)[1:], 0)}
+        | {"ability_token": None}
+        for n in names
+    ]
+    return {"game": NAME, "players": players}, {}
+
+
+def tap(
+    doc: dict[str, Any], meta: dict[str, Any], player: int, form: Mapping[str, str]
+) -> dict[str, Any]:
+    raise EditRefused("Seasons has no board to tap: use the fields.")
+
+
+def set_field(
+    doc: dict[str, Any], meta: dict[str, Any], player: int, form: Mapping[str, str]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    new = copy.deepcopy(doc)
+    sorcerer = new["players"][player]
+    action = form.get("action", "")
+    if action == "counts":
+        for key, (label, low, high) in COUNTS.items():
+            if key in form:
+                sorcerer[key] = int_field(form, key, low, high, label)
+        if "ability_token" in form:
+            raw = form["ability_token"]
+            top = max(ss.ABILITY_TOKENS)
+            sorcerer["ability_token"] = (
+                int_field(form, "ability_token", 1, top, "Ability token") if raw else None
+            )
+    elif action == "add_card":
+        card_id = int_field(form, "card", 0, 10**6, "Card")
+        if card_id not in ss.CARDS:
+            raise EditRefused(f"There is no power card {card_id}.")
+        if len(sorcerer["cards_in_play"]) >= MAX_CARDS_IN_PLAY:
+            raise EditRefused(f"At most {MAX_CARDS_IN_PLAY} cards in play.")
+        sorcerer["cards_in_play"].append(card_id)
+    elif action == "remove_card":
+        index = int_field(form, "index", 0, len(sorcerer["cards_in_play"]) - 1, "Card")
+        sorcerer["cards_in_play"].pop(index)
+    else:
+        raise EditRefused("Unknown change.")
+    return new, meta
+
+
+def search(query: str) -> list[dict[str, Any]]:
+    """Cards whose names match what the player typed (a few letters are enough)."""
+    if len(query.strip()) < 2:
+        return []
+    return [c.to_json() for c in ss.search_cards(query, limit=12)]
+
+
+def board(
+    doc: dict[str, Any],
+    meta: dict[str, Any],
+    player: int,
+    result: Result | None,
+    highlight: str | None = None,
+) -> dict[str, Any]:
+    sorcerer = doc["players"][player]
+    details = result.players[player].details if result else {}
+    cards = []
+    for i, card_id in enumerate(sorcerer.get("cards_in_play", [])):
+        card = ss.CARDS.get(card_id)
+        cards.append(
+            {
+                "index": i,
+                "id": card_id,
+                "name": card.name if card else f"card {card_id}",
+                "prestige": card.prestige if card else 0,
+                "type": card.type if card else "",
+            }
+        )
+    return {
+        "sheet": sorcerer,
+        "counts": [
+            (key, label, low, high, sorcerer.get(key, 0))
+            for key, (label, low, high) in COUNTS.items()
+        ],
+        "tokens": sorted(ss.ABILITY_TOKENS.items()),
+        "cards": cards,
+        "details": details,
+        "highlight": highlight,
+        "marked": set(),
+    }

@@ -1,0 +1,376 @@
+"""Spring Meadow editor: paint the 10 × 15 board by tapping or dragging, fill whole rows.
+
+The board starts from its layout (the layout's burrows pre-marked open). A drag paints every
+square it crosses with the selected state in one request; the "fill" targets beside each
+counted line cover all of its snow squares (:func:`scorepad.games.spring_meadow.fill_row`).
+"Clear" puts a square back as the layout printed it (snow, or an open burrow).
+
+A game is a ledger of scoring phases: "Record this phase" keeps the phase's board file in
+the table's metadata, gives the phase winner a pin and puts marmots on its cleared burrows;
+the results page shows the ledger (:func:`scorepad.games.spring_meadow.score_game`).
+
+The board draws the evidence: full counted rows shaded, the counting row outlined, rows that
+are full but above the counting row hatched, cleared burrows marked +1.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any
+
+from scorepad.boardfile import BoardError
+from scorepad.games import spring_meadow as sm
+from scorepad.scoring import Result
+from scorepad.web import db
+from scorepad.web.boards import EditRefused, Tool
+
+NAME = sm.GAME.name
+MODULE = "spring_meadow"
+MAX_PLAYERS = sm.MAX_PLAYERS
+SQUARE = 26
+FILL_GAP = 6
+SQUARE_FILLS = {
+    sm.SNOW: "#f3f7fa",
+    sm.COVERED: "#7db36a",
+    sm.OPEN: "#f3f7fa",
+    sm.CLEARED: "#7db36a",
+    sm.MARMOT: "#7db36a",
+}
+TOOLS = (
+    Tool(sm.COVERED, "Covered", SQUARE_FILLS[sm.COVERED]),
+    Tool(sm.CLEARED, "Cleared burrow", "#b07a3c"),
+    Tool(sm.MARMOT, "Marmot", "#6b4423"),
+    Tool(sm.OPEN, "Open burrow", "#d8c3a5"),
+    Tool(sm.SNOW, "Snow", SQUARE_FILLS[sm.SNOW]),
+    Tool("clear", "Clear (as printed)", "#ffffff"),
+)
+EXAMPLE = "example"
+MAX_SQUARES_PER_DRAG = 150
+
+
+# --- new table ---------------------------------------------------------------------------------
+
+
+def layout_choices() -> list[tuple[str, str]]:
+    choices = [(EXAMPLE, sm.example_layout().name)]
+    choices += [(f"db:{lay.id}", lay.name) for lay in db.list_layouts(NAME)]
+    return choices
+
+
+def load_layout(choice: str) -> dict[str, Any]:
+    if choice == EXAMPLE:
+        return sm.dump_layout(sm.example_layout())
+    if choice.startswith("db:"):
+        try:
+            return db.get_layout(choice[3:], NAME).data
+        except db.NotFound:
+            pass
+    raise EditRefused("Choose one of the listed board layouts.")
+
+
+def options_context() -> dict[str, Any]:
+    return {"layouts": layout_choices(), "orientations": sm.ORIENTATIONS}
+
+
+def new_table(form: Mapping[str, str], names: list[str]) -> tuple[dict[str, Any], dict[str, Any]]:
+    layout_doc = load_layout(form.get("layout", EXAMPLE))
+    try:
+        layout = sm.parse_layout(layout_doc)
+    except BoardError as err:
+        raise EditRefused(f"That layout is not usable yet: {err.problems[0]}") from None
+    orientation = form.get("orientation", "vertical")
+    if orientation not in sm.ORIENTATIONS:
+        raise EditRefused("Orientation: choose vertical or horizontal.")
+    rows = list(sm.empty_board(orientation, layout))  # type: ignore[arg-type]
+    doc = {
+        "game": NAME,
+        "options": {"layouts": [sm.dump_layout(layout)]},
+        "players": [
+            {"name": n, "orientation": orientation, "layout": layout.name, "rows": list(rows)}
+            for n in names
+        ],
+    }
+    return doc, {"phases": []}
+
+
+# --- taps and fields ---------------------------------------------------------------------------
+
+
+def _printed_burrows(
+    doc: Mapping[str, Any], board: Mapping[str, Any]
+) -> frozenset[tuple[int, int]]:
+    """The squares the player's layout prints as burrows, in the board's orientation."""
+    for lay in doc.get("options", {}).get("layouts", []):
+        if lay.get("name") == board.get("layout"):
+            try:
+                return sm.parse_layout(lay).burrows_for(board.get("orientation", "vertical"))
+            except BoardError:
+                return frozenset()
+    return frozenset()
+
+
+def _squares(raw: str, rows: int, cols: int) -> list[tuple[int, int]]:
+    found = []
+    for part in raw.split(";")[:MAX_SQUARES_PER_DRAG]:
+        try:
+            row, col = (int(x) for x in part.split(","))
+        except ValueError:
+            raise EditRefused("That drag did not land on the board.") from None
+        if not (0 <= row < rows and 0 <= col < cols):
+            raise EditRefused(f"Square ({row}, {col}) is not on the board.")
+        found.append((row, col))
+    return found
+
+
+def tap(
+    doc: dict[str, Any], meta: dict[str, Any], player: int, form: Mapping[str, str]
+) -> dict[str, Any]:
+    new = copy.deepcopy(doc)
+    board = new["players"][player]
+    orientation = board.get("orientation", "vertical")
+    if form.get("line"):
+        try:
+            line = int(form["line"])
+            board["rows"] = list(sm.fill_row(board["rows"], orientation, line))
+        except ValueError:
+            raise EditRefused(f"There is no counted line {form['line']!r}.") from None
+        return new
+    tool = form.get("tool", "")
+    if tool not in {t.key for t in TOOLS}:
+        raise EditRefused("Pick a square state from the palette first.")
+    if "squares" in form:
+        squares = _squares(form["squares"], len(board["rows"]), len(board["rows"][0]))
+    else:
+        squares = _squares(
+            f"{form.get('row', '')},{form.get('col', '')}",
+            len(board["rows"]),
+            len(board["rows"][0]),
+        )
+    burrows = _printed_burrows(doc, board)
+    grid = [list(row) for row in board["rows"]]
+    for row, col in squares:
+        if tool == "clear":
+            grid[row][col] = sm.OPEN if (row, col) in burrows else sm.SNOW
+        else:
+            grid[row][col] = tool
+    board["rows"] = ["".join(row) for row in grid]
+    return new
+
+
+def set_field(
+    doc: dict[str, Any], meta: dict[str, Any], player: int, form: Mapping[str, str]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The picnic tile (active player), or recording the phase in the ledger."""
+    new = copy.deepcopy(doc)
+    action = form.get("action", "")
+    if action == "active":
+        active = form.get("active", "")
+        names = [p["name"] for p in new["players"]]
+        if active and active not in names:
+            raise EditRefused("The picnic tile goes to one of the players.")
+        options = new.setdefault("options", {})
+        if active:
+            options["active"] = active
+        else:
+            options.pop("active", None)
+        return new, meta
+    if action == "record_phase":
+        return record_phase(new, meta)
+    raise EditRefused("Unknown change.")
+
+
+def record_phase(
+    doc: dict[str, Any], meta: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Keep this phase in the ledger; the winner's cleared burrows get marmots for the next."""
+    before = ledger(meta)
+    if before is not None and before.finished:
+        raise EditRefused(f"The game is over: {', '.join(before.winners)} has 2 pins.")
+    phases = [*meta.get("phases", []), copy.deepcopy(doc)]
+    try:
+        after = sm.score_game(phases)
+    except BoardError as err:
+        raise EditRefused(f"This phase cannot follow the last one: {err.problems[0]}") from None
+    winners = set(after.phases[-1].winners)
+    for board in doc["players"]:
+        if board["name"] in winners:
+            board["rows"] = [row.replace(sm.CLEARED, sm.MARMOT) for row in board["rows"]]
+    doc.get("options", {}).pop("active", None)
+    return doc, {**meta, "phases": phases}
+
+
+def ledger(meta: Mapping[str, Any]) -> sm.Ledger | None:
+    phases = meta.get("phases") or []
+    if not phases:
+        return None
+    try:
+        return sm.score_game(phases)
+    except BoardError:
+        return None
+
+
+# --- drawing -----------------------------------------------------------------------------------
+
+
+def board(
+    doc: dict[str, Any],
+    meta: dict[str, Any],
+    player: int,
+    result: Result | None,
+    highlight: str | None = None,
+) -> dict[str, Any]:
+    sheet = doc["players"][player]
+    orientation = sheet.get("orientation", "vertical")
+    rows = sheet["rows"]
+    burrows = _printed_burrows(doc, sheet)
+    squares = []
+    for r, line in enumerate(rows):
+        for c, code in enumerate(line):
+            squares.append(
+                {
+                    "row": r,
+                    "col": c,
+                    "x": c * SQUARE,
+                    "y": r * SQUARE,
+                    "code": code,
+                    "fill": SQUARE_FILLS.get(code, "#eee"),
+                    "burrow": code in sm.BURROW_CODES,
+                    "printed": (r, c) in burrows,
+                    "label": f"square {r},{c}: {sm.SQUARE_CODES.get(code, code)}",
+                }
+            )
+    width, height = len(rows[0]) * SQUARE, len(rows) * SQUARE
+    details = result.players[player].details if result else {}
+    lines = {n: _line_box(orientation, n) for n in range(1, sm.LINES + 1)}
+    fill_targets = [
+        {"line": n, **_fill_target(orientation, n, width, height)} for n in range(1, sm.LINES + 1)
+    ]
+    why = {
+        "full": [lines[n] for n in details.get("full_rows", [])],
+        "not_counted": [lines[n] for n in details.get("full_rows_not_counted", [])],
+        "counting": lines.get(details.get("counting_row") or 0),
+        "counting_row": details.get("counting_row"),
+        "counting_covered": details.get("counting_row_covered"),
+        "cleared": [
+            {"x": c * SQUARE + SQUARE - 4, "y": r * SQUARE + 9}
+            for r, c in details.get("cleared_burrows", [])
+        ],
+        "counting_name": details.get("counting", "rows from the bottom"),
+        "full_count": len(details.get("full_rows", [])),
+        "picnic": details.get("picnic"),
+    }
+    extra_w, extra_h = (
+        (SQUARE + FILL_GAP, 0) if orientation == "vertical" else (0, SQUARE + FILL_GAP)
+    )
+    return {
+        "squares": squares,
+        "view_box": f"-2 -2 {width + extra_w + 4} {height + extra_h + 4}",
+        "size": SQUARE,
+        "fill_targets": fill_targets,
+        "why": why,
+        "marked": evidence(orientation, details, highlight),
+        "sheet": sheet,
+        "orientation": orientation,
+        "active": doc.get("options", {}).get("active"),
+        "names": [p["name"] for p in doc["players"]],
+        "ledger": ledger(meta),
+        "phases": len(meta.get("phases", [])),
+    }
+
+
+def _line_box(orientation: str, line: int) -> dict[str, int]:
+    squares = sm.line_squares(orientation, line)  # type: ignore[arg-type]
+    rows = [r for r, _ in squares]
+    cols = [c for _, c in squares]
+    return {
+        "x": min(cols) * SQUARE,
+        "y": min(rows) * SQUARE,
+        "w": (max(cols) - min(cols) + 1) * SQUARE,
+        "h": (max(rows) - min(rows) + 1) * SQUARE,
+        "line": line,
+    }
+
+
+def _fill_target(orientation: str, line: int, width: int, height: int) -> dict[str, int]:
+    box = _line_box(orientation, line)
+    if orientation == "vertical":
+        return {"x": width + FILL_GAP, "y": box["y"], "w": SQUARE, "h": SQUARE}
+    return {"x": box["x"], "y": height + FILL_GAP, "w": SQUARE, "h": SQUARE}
+
+
+def evidence(
+    orientation: str, details: Mapping[str, Any], category: str | None
+) -> set[tuple[int, int]]:
+    if category == "full_rows":
+        return {s for n in details.get("full_rows", []) for s in sm.line_squares(orientation, n)}  # type: ignore[arg-type]
+    if category == "partial_row" and details.get("counting_row"):
+        return set(sm.line_squares(orientation, details["counting_row"]))  # type: ignore[arg-type]
+    if category == "cleared_burrows":
+        return {(int(r), int(c)) for r, c in details.get("cleared_burrows", [])}
+    return set()
+
+
+# --- burrow layouts ----------------------------------------------------------------------------
+
+LAYOUT_TOOLS = (
+    Tool(sm.OPEN, "Burrow", "#b07a3c"),
+    Tool(sm.SNOW, "No burrow", SQUARE_FILLS[sm.SNOW]),
+)
+
+
+def example_layout_doc() -> dict[str, Any]:
+    return sm.dump_layout(sm.example_layout())
+
+
+def blank_layout(name: str, start: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    if start:
+        return {**copy.deepcopy(dict(start)), "name": name}
+    rows = sm.ROWS["vertical"]
+    return {"name": name, "orientation": "vertical", "rows": [sm.SNOW * sm.COLS["vertical"]] * rows}
+
+
+def layout_tap(data: dict[str, Any], form: Mapping[str, str]) -> dict[str, Any]:
+    tool = form.get("tool", "")
+    if tool not in (sm.OPEN, sm.SNOW):
+        raise EditRefused("Pick Burrow or No burrow first.")
+    rows = data["rows"]
+    raw = form.get("squares") or f"{form.get('row', '')},{form.get('col', '')}"
+    grid = [list(row) for row in rows]
+    for row, col in _squares(raw, len(rows), len(rows[0])):
+        grid[row][col] = tool
+    return {**data, "rows": ["".join(row) for row in grid]}
+
+
+def layout_problems(data: Mapping[str, Any]) -> list[str]:
+    try:
+        layout = sm.parse_layout(dict(data))
+    except BoardError as err:
+        return err.problems
+    return sm.layout_warnings(layout)
+
+
+def layout_board(data: Mapping[str, Any]) -> dict[str, Any]:
+    rows = data["rows"]
+    squares = [
+        {
+            "row": r,
+            "col": c,
+            "x": c * SQUARE,
+            "y": r * SQUARE,
+            "code": code,
+            "fill": SQUARE_FILLS.get(code, "#eee"),
+            "burrow": code == sm.OPEN,
+            "printed": False,
+            "label": f"square {r},{c}: {'burrow' if code == sm.OPEN else 'no burrow'}",
+        }
+        for r, line in enumerate(rows)
+        for c, code in enumerate(line)
+    ]
+    width, height = len(rows[0]) * SQUARE, len(rows) * SQUARE
+    return {
+        "squares": squares,
+        "view_box": f"-2 -2 {width + 4} {height + 4}",
+        "size": SQUARE,
+        "marked": set(),
+    }
