@@ -326,3 +326,10 @@ def test_example_is_a_two_player_side_a_table() -> None:
     parsed = hm.parse(doc)
     assert parsed.side == "A" and len(parsed.players) == 2
     assert hm.parse(hm.dump(parsed)) == parsed
+
+
+def test_a_long_list_of_missing_hexes_is_shortened() -> None:
+    doc = table(player("Anna", FULL_A))
+    doc["players"][0]["cells"] = doc["players"][0]["cells"][:3]
+    (problem,) = problems_of(doc)
+    assert problem.endswith("(1, 3) (column 1, row 3) and 14 more")

@@ -314,15 +314,22 @@ def _shape_problems(p: _Player, side: str) -> list[str]:
     missing = [h for h in _HEXES[side] if h not in seen]
     extra = sorted(h for h in seen if h not in _HEX_SETS[side])
     if missing:
-        where = ", ".join(f"{h} (column {h.q}, row {axial_to_oddq(h)[1]})" for h in missing)
+        where = _some([f"{h} (column {h.q}, row {axial_to_oddq(h)[1]})" for h in missing])
         problems.append(f"player {p.name!r}: board side {side} is missing hexes {where}")
     if extra:
-        where = ", ".join(str(h) for h in extra)
+        where = _some([str(h) for h in extra])
         problems.append(
             f"player {p.name!r}: hexes {where} are not on board side {side} "
             f"({len(_HEXES[side])} hexes in columns of {_columns(side)})"
         )
     return problems
+
+
+def _some(items: list[str], shown: int = 6) -> str:
+    """The first few items of a long list, and how many more: messages stay one line."""
+    if len(items) <= shown:
+        return ", ".join(items)
+    return f"{', '.join(items[:shown])} and {len(items) - shown} more"
 
 
 def _columns(side: str) -> str:
