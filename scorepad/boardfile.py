@@ -58,8 +58,10 @@ def loads(text: str | bytes) -> Any:
         ) from None
     except RecursionError:
         raise BoardError(["malformed JSON: nested too deeply"]) from None
+    except BoardError:
+        raise
     except ValueError as err:  # e.g. an integer with more digits than Python converts
-        raise BoardError([f"unreadable JSON: {err}".split(";")[0]]) from None
+        raise BoardError([f"malformed JSON: {str(err).split(';')[0]}"]) from None
 
 
 def where(doc: Any, loc: Sequence[int | str]) -> str:
@@ -114,7 +116,10 @@ def validate(model: type[M], doc: Any) -> M:
         return model.model_validate(doc)
     except ValidationError as err:
         problems = []
-        for e in err.errors():
+        errors = err.errors()
+        for e in errors:
+            if e["type"] == "too_short" and _has_deeper_error(e["loc"], errors):
+                continue  # a bad item also empties the validated list: report the item only
             loc = list(e["loc"])
             # Union and literal branches add their type name to loc: keep the data path only.
             loc = [p for p in loc if isinstance(p, int) or not _is_type_tag(p)]
@@ -124,6 +129,10 @@ def validate(model: type[M], doc: Any) -> M:
                 loc = loc[:-1]
             problems.append(f"{where(doc, loc)}: {text}")
         raise BoardError(problems) from None
+
+
+def _has_deeper_error(loc: tuple[int | str, ...], errors: Sequence[Any]) -> bool:
+    return any(len(e["loc"]) > len(loc) and e["loc"][: len(loc)] == loc for e in errors)
 
 
 def _is_type_tag(part: str) -> bool:
