@@ -69,5 +69,7 @@ def render_text(result: Result) -> str:
         ("Winners: " if len(result.winners) > 1 else "Winner: ") + ", ".join(result.winners)
     )
     lines.extend(f"Tie-break: {t}" for t in result.tiebreaks)
+    if game.notes is not None:
+        lines.extend(game.notes(result))
     lines.extend(f"Warning: {w}" for w in result.warnings)
     return "\n".join(lines)

@@ -25,6 +25,8 @@ class Game:
     parse: Callable[[Any], Any]
     dump: Callable[[Any], dict[str, Any]]
     score: Callable[[Any], Result]
+    #: Extra lines for the text report (table-wide evidence such as area winners).
+    notes: Callable[[Result], list[str]] | None = None
 
 
 _MODULES = {

@@ -781,6 +781,11 @@ def score(table: Table) -> Result:
     return rank("harmonies", scores, (), warnings, extra)
 
 
+def notes(result: Result) -> list[str]:
+    """Text-report line for a solo game: the suns."""
+    return [f"Suns (solo): {result.extra['suns']}"] if "suns" in result.extra else []
+
+
 GAME = Game(
     name="harmonies",
     title="Harmonies",
@@ -788,4 +793,5 @@ GAME = Game(
     parse=parse,
     dump=dump,
     score=score,
+    notes=notes,
 )

@@ -667,4 +667,26 @@ def parse_layout(doc: Any) -> Layout:
     return layout
 
 
-GAME = Game(name=NAME, title=TITLE, categories=CATEGORIES, parse=parse, dump=dump, score=score)
+def notes(result: Result) -> list[str]:
+    """Text-report lines: who took each area, and the residents ranking."""
+    lines = []
+    for area, found in result.extra["areas"].items():
+        counts = ", ".join(f"{p} {n}" for p, n in found["counts"].items())
+        lines.append(f"Area {area}: {found['winner'] or 'nobody'} ({counts})")
+    for r in result.extra["residents"]:
+        how = f", {r['decided_by']}" if r["decided_by"] else ""
+        lines.append(
+            f"Residents: {r['name']} {r['count']}, place {r['place']}{how}: +{r['points']}"
+        )
+    return lines
+
+
+GAME = Game(
+    name=NAME,
+    title=TITLE,
+    categories=CATEGORIES,
+    parse=parse,
+    dump=dump,
+    score=score,
+    notes=notes,
+)
