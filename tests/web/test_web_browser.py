@@ -145,3 +145,133 @@ def test_invalid_import_is_explained_and_not_stored(page: Any) -> None:
     assert "nothing was stored" in text and "cells" in text
     page.goto(page.base + "/")
     assert "No tables yet" in page.text_content("#tables")
+
+
+# --- Harmonies -----------------------------------------------------------------------------------
+
+
+def stack(page: Any, colour: str, q: int, r: int, expected: str) -> None:
+    pick(page, colour)
+    page.click(f'#editor [data-q="{q}"][data-r="{r}"]')
+    page.wait_for_selector(f'#editor [data-q="{q}"][data-r="{r}"][data-stack="{expected}"]')
+
+
+def test_harmonies_two_players_by_taps(page: Any) -> None:
+    start_table(page, "harmonies", ["Anna", "Boris"], side="A")
+    # Anna: a tree of height 2 (3 points), a river of 2 hexes (2 points), and card 5
+    # with one cube on it (the first value of its track).
+    stack(page, "brown", 0, 0, "brown")
+    stack(page, "green", 0, 0, "brown-green")
+    stack(page, "blue", 0, 1, "blue")
+    stack(page, "blue", 0, 2, "blue")
+    pick(page, "red")
+    page.click('#editor [data-q="0"][data-r="0"]')  # red cannot go on a tree
+    page.wait_for_selector("#editor-message")
+    assert "red cannot go on brown-green" in page.text_content("#editor-message")
+    page.select_option("#animals select[name=card]", "5")
+    page.click("#animals button:has-text('Add card')")
+    page.wait_for_selector('#animals li[data-card="5"]')
+    page.select_option('#animals li[data-card="5"] select[name=cubes]', "1")
+    page.wait_for_selector(
+        '#animals li[data-card="5"] option[value="1"][selected]', state="attached"
+    )
+    first_value = int(
+        page.text_content('#animals li[data-card="5"] .track').split("·")[1].split("-")[0]
+    )
+    # Boris: two adjacent mountains of height 1: 1 point each.
+    player(page, 1)
+    stack(page, "grey", 0, 0, "grey")
+    stack(page, "grey", 0, 1, "grey")
+    page.click("text=Results")
+    page.wait_for_selector("#winner")
+    assert page.text_content("#winner").strip() == "Winner: Anna"
+    table = scores(page)
+    assert table["Trees"] == {"Anna": "3", "Boris": "0"}
+    assert table["Water"] == {"Anna": "2", "Boris": "0"}
+    assert table["Mountains"] == {"Anna": "0", "Boris": "2"}
+    assert table["Animal cards"] == {"Anna": str(first_value), "Boris": "0"}
+    assert table["Total"] == {"Anna": str(5 + first_value), "Boris": "2"}
+
+
+# --- Spring Meadow -------------------------------------------------------------------------------
+
+
+def drag(page: Any, row: int, cols: range) -> None:
+    """Paint a row of squares with one finger movement, as on a phone."""
+    boxes = [
+        page.locator(f'#editor [data-row="{row}"][data-col="{c}"]').bounding_box() for c in cols
+    ]
+    centres = [(b["x"] + b["width"] / 2, b["y"] + b["height"] / 2) for b in boxes]
+    page.mouse.move(*centres[0])
+    page.mouse.down()
+    for x, y in centres[1:]:
+        page.mouse.move(x, y, steps=3)
+    page.mouse.up()
+    last = cols[-1]
+    page.wait_for_selector(f'#editor [data-row="{row}"][data-col="{last}"][data-code="#"]')
+
+
+def test_spring_meadow_two_players_by_taps_and_drags(page: Any) -> None:
+    start_table(page, "spring-meadow", ["Anna", "Boris"], orientation="vertical")
+    # Anna: fill counted lines 1 and 2 (burrows count as covered), then drag across five
+    # squares of line 3: 2 × 10 + 5 = 25.
+    for line in (1, 2):
+        page.click(f'#editor [data-line="{line}"]')
+        page.wait_for_function(
+            f"""() => [...document.querySelectorAll('#editor [data-row="{15 - line}"]')]
+                     .every(s => '#o'.includes(s.dataset.code))"""
+        )
+    pick(page, "#")
+    drag(page, 12, range(0, 5))
+    # Boris: one full line (10) and the picnic tile (+2).
+    player(page, 1)
+    drag(page, 14, range(0, 10))
+    page.select_option("#editor select[name=active]", "Boris")
+    page.wait_for_selector(
+        "#editor select[name=active] option[value=Boris][selected]", state="attached"
+    )
+    page.click("text=Results")
+    page.wait_for_selector("#winner")
+    assert page.text_content("#winner").strip() == "Winner: Anna"
+    table = scores(page)
+    assert table["Full rows (10 each)"] == {"Anna": "20", "Boris": "10"}
+    assert table["First incomplete row"] == {"Anna": "5", "Boris": "0"}
+    assert table["Picnic"] == {"Anna": "0", "Boris": "2"}
+    assert table["Total"] == {"Anna": "25", "Boris": "12"}
+    assert page.locator(".card .full-row").count() == 3
+
+
+# --- Seasons -------------------------------------------------------------------------------------
+
+
+def test_seasons_two_players(page: Any) -> None:
+    from scorepad.games import seasons
+
+    start_table(page, "seasons", ["Anna", "Boris"])
+    # Anna: 50 crystals, 2 energy in reserve and the Lantern of Xidit in play
+    # (its printed prestige, plus 3 per energy in reserve).
+    page.fill("#counts input[name=crystals]", "50")
+    page.press("#counts input[name=crystals]", "Tab")
+    page.wait_for_selector("#counts input[name=crystals][value='50']")
+    page.fill("#counts input[name=energy_in_reserve]", "2")
+    page.press("#counts input[name=energy_in_reserve]", "Tab")
+    page.wait_for_selector("#counts input[name=energy_in_reserve][value='2']")
+    page.fill("input[name=q]", "lantern")
+    page.click("#search-matches button:has-text('Add')")
+    page.wait_for_selector("#cards-in-play li[data-card]")
+    lantern = next(c for c in seasons.CARDS.values() if c.name == "Lantern of Xidit")
+    # Boris: 60 crystals and one bonus used (-5).
+    player(page, 1)
+    page.fill("#counts input[name=crystals]", "60")
+    page.press("#counts input[name=crystals]", "Tab")
+    page.wait_for_selector("#counts input[name=crystals][value='60']")
+    page.fill("#counts input[name=bonuses_used]", "1")
+    page.press("#counts input[name=bonuses_used]", "Tab")
+    page.wait_for_selector("#counts input[name=bonuses_used][value='1']")
+    page.click("text=Results")
+    page.wait_for_selector("#winner")
+    anna = 50 + lantern.prestige + 3 * 2
+    assert anna > 55
+    assert page.text_content("#winner").strip() == "Winner: Anna"
+    table = scores(page)
+    assert table["Total"] == {"Anna": str(anna), "Boris": "55"}

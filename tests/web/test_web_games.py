@@ -1,0 +1,246 @@
+"""The Harmonies, Spring Meadow and Seasons editors through the Flask test client."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from webhelpers import HX, engine_result, new_table, stored_doc, tap
+
+from scorepad.games import harmonies as hm
+from scorepad.games import spring_meadow as sm
+
+
+def field(client: FlaskClient, table_id: str, **values: object) -> object:
+    data = {k: str(v) for k, v in values.items()}
+    return client.post(f"/t/{table_id}/field", data=data, headers=HX)
+
+
+def message(resp: object) -> str:
+    html = resp.get_data(as_text=True)  # type: ignore[attr-defined]
+    found = re.search(r'id="editor-message">([^<]*)<', html)
+    return found.group(1) if found else ""
+
+
+# --- Harmonies -----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def harmonies(client: FlaskClient) -> str:
+    return new_table(client, {"game": "harmonies", "side": "A"}, ["Anna", "Boris"])
+
+
+@pytest.mark.parametrize(("side", "hexes"), [("A", 23), ("B", 25)])
+def test_harmonies_board_side(app: Flask, client: FlaskClient, side: str, hexes: int) -> None:
+    table_id = new_table(client, {"game": "harmonies", "side": side}, ["Anna"])
+    doc = stored_doc(app, table_id)
+    assert doc["options"] == {"side": side}
+    cells = doc["players"][0]["cells"]
+    assert len(cells) == hexes and all(c["stack"] == [] for c in cells)
+    assert {(c["q"], c["r"]) for c in cells} == set(hm.board_hexes(side))
+
+
+def test_harmonies_stacks_build_and_illegal_stacks_are_refused(
+    app: Flask, client: FlaskClient, harmonies: str
+) -> None:
+    for colour in ("brown", "brown", "green"):
+        assert tap(client, harmonies, p=0, tool=colour, q=0, r=0).status_code == 200
+    assert stored_doc(app, harmonies)["players"][0]["cells"][0]["stack"] == [
+        "brown",
+        "brown",
+        "green",
+    ]
+    before = stored_doc(app, harmonies)
+    resp = tap(client, harmonies, p=0, tool="red", q=0, r=0)
+    assert resp.status_code == 422
+    assert "red cannot go on brown-brown-green" in message(resp)
+    assert tap(client, harmonies, p=0, tool="green", q=0, r=1).status_code == 200
+    resp = tap(client, harmonies, p=0, tool="blue", q=0, r=1)  # nothing lies on a tree
+    assert resp.status_code == 422
+    assert stored_doc(app, harmonies)["players"][0]["cells"][1]["stack"] == ["green"]
+    assert stored_doc(app, harmonies)["players"][0]["cells"][0] == before["players"][0]["cells"][0]
+
+
+def test_harmonies_remove_top_and_cube(app: Flask, client: FlaskClient, harmonies: str) -> None:
+    tap(client, harmonies, p=1, tool="grey", q=1, r=0)
+    tap(client, harmonies, p=1, tool="grey", q=1, r=0)
+    tap(client, harmonies, p=1, tool="remove", q=1, r=0)
+    tap(client, harmonies, p=1, tool="cube", q=1, r=0)
+    cell = next(c for c in stored_doc(app, harmonies)["players"][1]["cells"] if c["q"] == 1)
+    assert cell["stack"] == ["grey"] and cell["cube"] is True
+    tap(client, harmonies, p=1, tool="cube", q=1, r=0)
+    cell = next(c for c in stored_doc(app, harmonies)["players"][1]["cells"] if c["q"] == 1)
+    assert "cube" not in cell
+    resp = tap(client, harmonies, p=1, tool="remove", q=0, r=0)
+    assert resp.status_code == 422 and "empty" in message(resp)
+
+
+def test_harmonies_cards_and_spirit(app: Flask, client: FlaskClient, harmonies: str) -> None:
+    assert field(client, harmonies, p=0, action="add_animal", card=5).status_code == 200
+    assert field(client, harmonies, p=0, action="cubes", card=5, cubes=2).status_code == 200
+    track = hm.ANIMAL_CARDS[5].track
+    resp = field(client, harmonies, p=0, action="cubes", card=5, cubes=len(track) + 1)
+    assert resp.status_code == 422
+    assert field(client, harmonies, p=0, action="add_animal", card=5).status_code == 422
+    assert field(client, harmonies, p=0, action="add_animal", card=99).status_code == 422
+    field(client, harmonies, p=0, action="spirit", spirit=35, placed="on")
+    board = stored_doc(app, harmonies)["players"][0]
+    assert board["animals"] == [{"card": 5, "cubes": 2}]
+    assert board["spirit"] == {"card": 35, "placed": True}
+    html = client.get(f"/t/{harmonies}").get_data(as_text=True)
+    assert "-".join(str(t) for t in track) in html  # the card's point track is shown
+    field(client, harmonies, p=0, action="remove_animal", card=5)
+    field(client, harmonies, p=0, action="spirit", spirit="")
+    board = stored_doc(app, harmonies)["players"][0]
+    assert board["animals"] == [] and "spirit" not in board
+
+
+def test_harmonies_river_and_labels_drawn(app: Flask, client: FlaskClient, harmonies: str) -> None:
+    for q, r in ((0, 0), (0, 1), (0, 2)):
+        tap(client, harmonies, p=0, tool="blue", q=q, r=r)
+    for colour in ("brown", "green"):
+        tap(client, harmonies, p=0, tool=colour, q=1, r=0)
+    html = tap(client, harmonies, p=0, tool="green", q=1, r=1).get_data(as_text=True)
+    result = engine_result(stored_doc(app, harmonies)).players[0]
+    assert result.categories["water"] == 5  # a river of 3 hexes
+    assert 'class="river"' in html and "Longest river: 3 hexes" in html
+    assert html.count('class="label tree"') == len(result.details["trees"]) == 2
+
+
+# --- Spring Meadow -------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def meadow(client: FlaskClient) -> str:
+    form = {"game": "spring-meadow", "layout": "example", "orientation": "vertical"}
+    return new_table(client, form, ["Anna", "Boris"])
+
+
+def test_spring_meadow_new_board_marks_the_layout_burrows(app: Flask, meadow: str) -> None:
+    doc = stored_doc(app, meadow)
+    layout = sm.example_layout()
+    rows = doc["players"][0]["rows"]
+    assert len(rows) == 15 and all(len(r) == 10 for r in rows)
+    assert {(r, c) for r, row in enumerate(rows) for c, x in enumerate(row) if x == "o"} == set(
+        layout.burrows
+    )
+
+
+def test_spring_meadow_horizontal_boards(app: Flask, client: FlaskClient) -> None:
+    form = {"game": "spring-meadow", "layout": "example", "orientation": "horizontal"}
+    table_id = new_table(client, form, ["Anna"])
+    rows = stored_doc(app, table_id)["players"][0]["rows"]
+    assert len(rows) == 10 and all(len(r) == 15 for r in rows)
+    tap(client, table_id, p=0, line=1)  # the left column
+    rows = stored_doc(app, table_id)["players"][0]["rows"]
+    assert all(row[0] in "#o" for row in rows)
+
+
+def test_spring_meadow_drag_paints_many_squares(
+    app: Flask, client: FlaskClient, meadow: str
+) -> None:
+    squares = ";".join(f"14,{c}" for c in range(10))
+    assert tap(client, meadow, p=0, tool="#", squares=squares).status_code == 200
+    rows = stored_doc(app, meadow)["players"][0]["rows"]
+    assert rows[14] == "##########"
+    result = engine_result(stored_doc(app, meadow)).players[0]
+    assert result.categories["full_rows"] == 10
+
+
+def test_spring_meadow_fill_row_keeps_burrows_and_clear_restores_them(
+    app: Flask, client: FlaskClient, meadow: str
+) -> None:
+    printed = stored_doc(app, meadow)["players"][0]["rows"][10]  # "o........."
+    tap(client, meadow, p=0, line=5)  # counted line 5 is row 10 from the top
+    assert stored_doc(app, meadow)["players"][0]["rows"][10] == "o#########"
+    tap(client, meadow, p=0, tool="c", row=10, col=0)
+    assert stored_doc(app, meadow)["players"][0]["rows"][10][0] == "c"
+    tap(client, meadow, p=0, tool="clear", squares="10,0;10,1")
+    assert stored_doc(app, meadow)["players"][0]["rows"][10][:2] == printed[:2]
+
+
+def test_spring_meadow_bad_squares_are_refused(
+    app: Flask, client: FlaskClient, meadow: str
+) -> None:
+    before = stored_doc(app, meadow)
+    assert tap(client, meadow, p=0, tool="#", squares="15,0").status_code == 422
+    assert tap(client, meadow, p=0, tool="#", squares="a,b").status_code == 422
+    assert tap(client, meadow, p=0, tool="x", squares="0,0").status_code == 422
+    assert tap(client, meadow, p=0, line=16).status_code == 422
+    assert stored_doc(app, meadow) == before
+
+
+def test_spring_meadow_explanation_and_evidence(
+    app: Flask, client: FlaskClient, meadow: str
+) -> None:
+    tap(client, meadow, p=0, line=1)
+    tap(client, meadow, p=0, line=2)
+    html = tap(client, meadow, p=0, tool="#", squares="12,0;12,1;12,2").get_data(as_text=True)
+    assert html.count('class="full-row"') == 2 and 'class="counting-row"' in html
+    assert "line 3 (outlined) has" in html
+    paper = {"p": "0", "cat_full_rows": "30"}
+    check = client.post(f"/t/{meadow}/check", data=paper, headers=HX).get_data(as_text=True)
+    assert 'data-diff="10"' in check
+    assert check.count('class="sq-cell marked"') == 20  # the two full lines
+
+
+def test_spring_meadow_phase_ledger(app: Flask, client: FlaskClient, meadow: str) -> None:
+    tap(client, meadow, p=0, line=1)
+    tap(client, meadow, p=0, tool="c", row=10, col=0)  # a cleared burrow
+    field(client, meadow, p=0, action="active", active="Boris")
+    assert field(client, meadow, p=0, action="record_phase").status_code == 200
+    stored = stored_doc(app, meadow)
+    assert stored["players"][0]["rows"][10][0] == "m"  # the winner's marmot
+    assert "active" not in stored["options"]
+    html = client.get(f"/t/{meadow}/results").get_data(as_text=True)
+    assert 'id="ledger"' in html and "Pins" in html
+    # Anna wins a second phase: 2 pins, the game is over.
+    field(client, meadow, p=0, action="record_phase")
+    html = client.get(f"/t/{meadow}/results").get_data(as_text=True)
+    assert "Game won by Anna" in html
+    resp = field(client, meadow, p=0, action="record_phase")
+    assert resp.status_code == 422 and "game is over" in message(resp)
+    assert field(client, meadow, p=0, action="active", active="Zoe").status_code == 422
+
+
+# --- Seasons -------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def seasons(client: FlaskClient) -> str:
+    return new_table(client, {"game": "seasons"}, ["Anna", "Boris"])
+
+
+def test_seasons_counts(app: Flask, client: FlaskClient, seasons: str) -> None:
+    resp = field(client, seasons, p=0, action="counts", crystals=120, bonuses_used=1,
+                 cards_in_hand=2, energy_in_reserve=3, jewel_energy=0, replicas=0,
+                 ability_token="4")  # fmt: skip
+    assert resp.status_code == 200
+    anna = stored_doc(app, seasons)["players"][0]
+    assert (anna["crystals"], anna["bonuses_used"], anna["ability_token"]) == (120, 1, 4)
+    result = engine_result(stored_doc(app, seasons)).players[0]
+    assert result.total == 120 - 5 - 2 * 5 + 10  # crystals, bonus track, hand, token 4
+    before = stored_doc(app, seasons)
+    resp = field(client, seasons, p=0, action="counts", energy_in_reserve=9)
+    assert resp.status_code == 422 and "Energy in reserve" in message(resp)
+    assert field(client, seasons, p=0, action="counts", crystals="lots").status_code == 422
+    assert stored_doc(app, seasons) == before
+
+
+def test_seasons_cards_by_name(app: Flask, client: FlaskClient, seasons: str) -> None:
+    found = client.get(f"/t/{seasons}/search?q=lantern&p=0", headers=HX)
+    html = found.get_data(as_text=True)
+    assert found.status_code == 200 and "Lantern of Xidit" in html and "<html" not in html
+    page = client.get(f"/t/{seasons}/search?q=lantern&p=0").get_data(as_text=True)
+    assert page.startswith("<!doctype html>") and "Lantern of Xidit" in page
+    card_id = int(re.search(r'"card": "(\d+)"', html).group(1))  # type: ignore[union-attr]
+    assert field(client, seasons, p=1, action="add_card", card=card_id).status_code == 200
+    assert field(client, seasons, p=1, action="add_card", card=99999).status_code == 422
+    assert stored_doc(app, seasons)["players"][1]["cards_in_play"] == [card_id]
+    field(client, seasons, p=1, action="remove_card", index=0)
+    assert stored_doc(app, seasons)["players"][1]["cards_in_play"] == []
+    assert field(client, seasons, p=1, action="remove_card", index=0).status_code == 422
+    assert tap(client, seasons, p=0, tool="x", q=0, r=0).status_code == 422
+    assert client.get(f"/t/{seasons}/search?q=zzzzqq").status_code == 200

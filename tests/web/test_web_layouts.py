@@ -1,0 +1,105 @@
+"""Sheet and burrow layouts: painted once, reused by later tables."""
+
+from __future__ import annotations
+
+from flask import Flask
+from flask.testing import FlaskClient
+from webhelpers import HX, SV_FORM, new_table, stored_doc
+
+from scorepad.games import spring_meadow as sm
+from scorepad.games import sunflower_valley as sv
+from scorepad.web import db
+
+
+def create_layout(client: FlaskClient, game: str, name: str, start: str = "empty") -> str:
+    resp = client.post("/layouts", data={"game": game, "name": name, "start": start})
+    assert resp.status_code == 303, resp.get_data(as_text=True)[:1000]
+    return resp.headers["Location"].rsplit("/", 1)[1]
+
+
+def layout_data(app: Flask, layout_id: str) -> dict:  # type: ignore[type-arg]
+    with app.app_context():
+        return db.get_layout(layout_id).data
+
+
+def paint(client: FlaskClient, layout_id: str, **values: object) -> object:
+    data = {k: str(v) for k, v in values.items()}
+    return client.post(f"/layouts/{layout_id}/tap", data=data, headers=HX)
+
+
+def test_layout_pages(client: FlaskClient) -> None:
+    html = client.get("/layouts").get_data(as_text=True)
+    assert sv.example_layout()["name"] in html and sm.example_layout().name in html
+    layout_id = create_layout(client, "sunflower-valley", "Sheet C")
+    page = client.get(f"/layouts/{layout_id}")
+    fragment = client.get(f"/layouts/{layout_id}", headers=HX)
+    assert page.status_code == fragment.status_code == 200
+    assert "<html" in page.get_data(as_text=True)
+    assert fragment.get_data(as_text=True).startswith('<section id="editor"')
+    assert client.get("/layouts/nope").status_code == 404
+    assert client.post("/layouts/nope/tap", data={"tool": "blue"}).status_code == 404
+
+
+def test_new_layout_needs_a_name_and_a_game(client: FlaskClient) -> None:
+    resp = client.post("/layouts", data={"game": "sunflower-valley", "name": ""}, headers=HX)
+    assert resp.status_code == 422 and "Give the layout a name" in resp.get_data(as_text=True)
+    resp = client.post("/layouts", data={"game": "chess", "name": "x"}, headers=HX)
+    assert resp.status_code == 422
+
+
+def test_paint_a_sheet_layout_and_use_it(app: Flask, client: FlaskClient) -> None:
+    layout_id = create_layout(client, "sunflower-valley", "Sheet C")
+    example = sv.example_layout()["cells"]
+    for cell in example:
+        tool = "mountain" if cell.get("mountain") else cell["area"]
+        assert paint(client, layout_id, tool=tool, q=cell["q"], r=cell["r"]).status_code == 200
+    html = paint(client, layout_id, tool="blue", q=6, r=-3).get_data(as_text=True)
+    assert "area blue has 6 hexes" in html
+    html = paint(client, layout_id, tool="eraser", q=6, r=-3).get_data(as_text=True)
+    assert 'id="layout-ready"' in html
+    cells = layout_data(app, layout_id)["cells"]
+    key = lambda c: (c["q"], c["r"])  # noqa: E731
+    assert sorted(cells, key=key) == sorted(example, key=key)
+    table_id = new_table(client, dict(SV_FORM, layout=f"db:{layout_id}"), ["Anna"])
+    assert stored_doc(app, table_id)["players"][0]["cells"] == sv.blank_sheet(
+        layout_data(app, layout_id)
+    )
+
+
+def test_unfinished_layout_cannot_start_a_table(app: Flask, client: FlaskClient) -> None:
+    layout_id = create_layout(client, "sunflower-valley", "Half done")
+    html = client.get(f"/layouts/{layout_id}").get_data(as_text=True)
+    assert 'id="layout-problems"' in html
+    data = dict(SV_FORM, layout=f"db:{layout_id}", name_0="Anna")
+    resp = client.post("/new", data=data, headers=HX)
+    assert resp.status_code == 422 and "not usable yet" in resp.get_data(as_text=True)
+
+
+def test_layout_taps_outside_the_canvas_or_without_a_tool(app: Flask, client: FlaskClient) -> None:
+    layout_id = create_layout(client, "sunflower-valley", "Sheet C")
+    assert paint(client, layout_id, tool="blue", q=40, r=0).status_code == 422
+    assert paint(client, layout_id, tool="gold", q=0, r=0).status_code == 422
+    assert layout_data(app, layout_id)["cells"] == []
+
+
+def test_burrow_layout_and_reuse(app: Flask, client: FlaskClient) -> None:
+    layout_id = create_layout(client, "spring-meadow", "Side 3", start="example")
+    assert layout_data(app, layout_id)["rows"] == sm.dump_layout(sm.example_layout())["rows"]
+    html = paint(client, layout_id, tool="o", squares="0,0;0,1").get_data(as_text=True)
+    assert "13 burrows" in html  # a printed side has 11
+    paint(client, layout_id, tool=".", squares="0,0;0,1")
+    form = {"game": "spring-meadow", "layout": f"db:{layout_id}", "orientation": "vertical"}
+    table_id = new_table(client, form, ["Anna"])
+    doc = stored_doc(app, table_id)
+    assert doc["players"][0]["layout"] == "Side 3"
+    assert doc["players"][0]["rows"] == sm.dump_layout(sm.example_layout())["rows"]
+
+
+def test_rename_and_delete_layout(app: Flask, client: FlaskClient) -> None:
+    layout_id = create_layout(client, "sunflower-valley", "Sheet C")
+    html = client.post(f"/layouts/{layout_id}/rename", data={"name": "Sheet D"}, headers=HX)
+    assert 'value="Sheet D"' in html.get_data(as_text=True)
+    assert layout_data(app, layout_id)["name"] == "Sheet D"
+    assert client.post(f"/layouts/{layout_id}/rename", data={"name": ""}).status_code == 422
+    assert client.post(f"/layouts/{layout_id}/delete").status_code == 303
+    assert client.get(f"/layouts/{layout_id}").status_code == 404
