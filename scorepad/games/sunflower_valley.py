@@ -119,6 +119,10 @@ class Sheet(Model):
         return {Hex(c.q, c.r): c for c in self.cells}
 
     @cached_property
+    def layout_signature(self) -> frozenset[tuple[int, int, str | None]]:
+        return frozenset((c.q, c.r, None if c.mountain else c.area) for c in self.cells)
+
+    @cached_property
     def layout(self) -> dict[str, frozenset[Hex]]:
         """The printed sheet: hexes of each colour area and of the mountains."""
         areas: dict[str, set[Hex]] = {}
@@ -238,6 +242,8 @@ class Valley:
     settlements: list[frozenset[Hex]]
     settlement_of: dict[Hex, int]
     runs: list[Run]
+    #: Runs whose ends reach two different settlements, with those settlements' indices.
+    links: list[tuple[Run, tuple[int, int]]]
 
     @classmethod
     def of(cls, sheet: Sheet) -> Valley:
@@ -248,15 +254,16 @@ class Valley:
         settlement_of = {h: i for i, s in enumerate(settlements) for h in s}
         rails = {h: c.sides for h, c in sheet.by_hex.items() if c.item == "rail" and c.sides}
         herds = components(by_item.get("sheep", ()))
-        return cls(sheet, herds, settlements, settlement_of, track_runs(rails))
+        runs = track_runs(rails)
+        links = []
+        for run in runs:
+            joined = sorted({settlement_of[h] for h in run.reaches if h in settlement_of})
+            if len(joined) == 2:
+                links.append((run, (joined[0], joined[1])))
+        return cls(sheet, herds, settlements, settlement_of, runs, links)
 
     def houses(self) -> list[Hex]:
         return sorted(self.settlement_of)
-
-    def run_settlements(self, run: Run) -> list[int]:
-        """Distinct settlements that the ends of ``run`` reach."""
-        found = {self.settlement_of[h] for h in run.reaches if h in self.settlement_of}
-        return sorted(found)
 
     def linked_groups(self, min_length: int = 1) -> list[set[int]]:
         """Settlements joined by track runs of at least ``min_length`` hexes (transitively)."""
@@ -268,11 +275,9 @@ class Valley:
                 i = parent[i]
             return i
 
-        for run in self.runs:
+        for run, (a, b) in self.links:
             if len(run.hexes) >= min_length:
-                joined = self.run_settlements(run)
-                for other in joined[1:]:
-                    parent[root(other)] = root(joined[0])
+                parent[root(b)] = root(a)
         groups: dict[int, set[int]] = {}
         for i in range(len(self.settlements)):
             groups.setdefault(root(i), set()).add(i)
@@ -407,9 +412,7 @@ def valley_express(valley: Valley, options: Options) -> list[dict[str, Any]]:
         if len(group) < 2:
             continue
         runs = [
-            _hexes(run.hexes)
-            for run in valley.runs
-            if len(run.hexes) >= 2 and len(set(valley.run_settlements(run)) & group) >= 2
+            _hexes(run.hexes) for run, (a, _) in valley.links if len(run.hexes) >= 2 and a in group
         ]
         groups.append(
             {
@@ -588,12 +591,7 @@ def _score_sheet(
 
 
 def _links(valley: Valley) -> list[dict[str, Any]]:
-    links = []
-    for run in valley.runs:
-        joined = valley.run_settlements(run)
-        if len(joined) >= 2:
-            links.append({"run": _hexes(run.hexes), "settlements": joined})
-    return links
+    return [{"run": _hexes(run.hexes), "settlements": list(ends)} for run, ends in valley.links]
 
 
 def warnings(table: Table, tallies: Mapping[str, Tallies]) -> list[str]:
@@ -624,6 +622,8 @@ def warnings(table: Table, tallies: Mapping[str, Tallies]) -> list[str]:
 
 
 def _layout_differences(a: Sheet, b: Sheet) -> str:
+    if a.layout_signature == b.layout_signature:
+        return ""
     la, lb = a.layout, b.layout
     return ", ".join(k for k in sorted(set(la) | set(lb)) if la.get(k) != lb.get(k))
 
