@@ -1,0 +1,89 @@
+"""Decoding a phone photo safely: Pillow, EXIF orientation, size limits, HEIC if a plug-in is
+installed. Everything that is not a usable image raises :class:`PhotoError` with one readable
+line (``shared/formats.md``, "Recognising a photo": exit 2 for a file that is not an image,
+is truncated or is too large)."""
+
+from __future__ import annotations
+
+import io
+import warnings
+
+import numpy as np
+from PIL import Image, ImageOps, UnidentifiedImageError
+
+#: Largest upload we read at all (bytes): a 48 MP phone JPEG is well under this.
+MAX_BYTES = 40 * 1024 * 1024
+#: Largest image we decode (pixels): stops decompression bombs before any pixel is decoded.
+MAX_PIXELS = 64_000_000
+#: Smallest image worth looking at.
+MIN_SIDE = 320
+#: Formats we accept; HEIF/HEIC only appears when a plug-in registered it.
+FORMATS = ("JPEG", "PNG", "WEBP", "MPO", "HEIF", "AVIF")
+
+
+class PhotoError(ValueError):
+    """A photo we cannot read or in which we find no sheet; the message is one line."""
+
+
+def _register_heif() -> bool:
+    """Register a HEIC plug-in (``pillow-heif``) when it is installed; never required."""
+    try:
+        from pillow_heif import register_heif_opener  # type: ignore[import-not-found]
+    except ImportError:
+        return False
+    register_heif_opener()
+    return True
+
+
+HEIF = _register_heif()
+
+
+def decode(data: bytes, target_side: int = 2000) -> np.ndarray:
+    """The photo as an RGB uint8 array, upright per its EXIF orientation, with its long side
+    reduced to about ``target_side`` (JPEGs are decoded at reduced scale directly, which is
+    what keeps a 12 MP photo fast and small in memory)."""
+    if len(data) > MAX_BYTES:
+        raise PhotoError(
+            f"the photo is too large ({len(data) // 2**20} MB; at most {MAX_BYTES // 2**20} MB)"
+        )
+    if len(data) < 16:
+        raise PhotoError("the file is empty or is not an image")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            image = Image.open(io.BytesIO(data), formats=FORMATS)
+            width, height = image.size
+            if width * height > MAX_PIXELS:
+                raise PhotoError(
+                    f"the photo has too many pixels ({width}x{height}; at most {MAX_PIXELS // 10**6} MP)"
+                )
+            if min(width, height) < MIN_SIDE:
+                raise PhotoError(f"the photo is too small ({width}x{height}); take it closer")
+            scale = max(width, height) / target_side
+            if image.format == "JPEG" and scale >= 2:
+                # DCT scaling: 1/2, 1/4 or 1/8 of the size, decoded directly.
+                image.draft("RGB", (int(width / scale) + 1, int(height / scale) + 1))
+            image.load()
+            image = ImageOps.exif_transpose(image)
+            image = image.convert("RGB")
+    except PhotoError:
+        raise
+    except UnidentifiedImageError:
+        hint = "" if HEIF else " (HEIC needs the pillow-heif plug-in)"
+        raise PhotoError(f"the file is not a JPEG, PNG or WebP image{hint}") from None
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning):
+        raise PhotoError(
+            f"the photo has too many pixels (at most {MAX_PIXELS // 10**6} MP)"
+        ) from None
+    except (OSError, SyntaxError, ValueError) as err:
+        raise PhotoError(f"the image is damaged or truncated ({_first_line(err)})") from None
+    if max(image.size) > target_side * 1.05:
+        scale = target_side / max(image.size)
+        size = (max(1, round(image.size[0] * scale)), max(1, round(image.size[1] * scale)))
+        image = image.resize(size, Image.Resampling.BILINEAR, reducing_gap=2.0)
+    return np.asarray(image, dtype=np.uint8)
+
+
+def _first_line(err: BaseException) -> str:
+    text = str(err).strip().splitlines()
+    return text[0] if text else type(err).__name__

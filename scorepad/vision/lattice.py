@@ -1,0 +1,363 @@
+"""Finding the hex grid on the upright sheet without knowing its layout.
+
+The printed hexes have dark outlines. Their outline map repeats on the hex lattice, so its
+autocorrelation peaks at the six nearest centre-to-centre vectors: their length gives the hex
+size, their angle the orientation (vertical neighbours: flat-top; horizontal: pointy-top) and
+any small leftover rotation. The lattice's origin is the shift that puts the side midpoints of
+every hex on the outlines and the centres off them. Hexes whose outline is printed all round
+are the sheet's cells; their axial coordinates come from :mod:`scorepad.hexgrid` (the leftmost
+hex of the top row is (0, 0), the convention of the bundled example layout).
+
+All hex geometry goes through :class:`scorepad.hexgrid.Layout`; this module only adds the
+rotation and shift between the layout's pixel plane and the sheet image.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import cv2
+import numpy as np
+from scipy.optimize import minimize
+
+from scorepad.hexgrid import Hex, Layout, Orientation, components, spiral
+from scorepad.vision.decode import PhotoError
+
+#: Where the grid may lie on the rectified sheet (fractions of its height): below the
+#: header band, above the residents tally.
+GRID_TOP, GRID_BOTTOM = 0.1, 0.86
+MIN_SIZE, MAX_SIZE = 22.0, 110.0  # hex size (centre to corner) in rectified pixels
+
+V = TypeVar("V")
+
+
+def normalise_hexes(hexes: Mapping[Hex, V], orientation: Orientation) -> dict[Hex, V]:
+    """Shift coordinates so the leftmost hex of the top row is (0, 0)."""
+    grid = Layout(orientation, 1.0)
+    top = min(round(grid.to_pixel(h)[1], 3) for h in hexes)
+    row = [h for h in hexes if round(grid.to_pixel(h)[1], 3) == top]
+    first = min(row, key=lambda h: grid.to_pixel(h)[0])
+    return {Hex(h.q - first.q, h.r - first.r): v for h, v in hexes.items()}
+
+
+@dataclass(frozen=True)
+class Lattice:
+    """A hex lattice on the sheet image: ``homography`` maps the layout's pixel plane
+    (``Layout(orientation, size)``, origin 0) to sheet-image pixels."""
+
+    orientation: Orientation
+    size: float
+    homography: np.ndarray
+
+    @classmethod
+    def similar(
+        cls, orientation: Orientation, size: float, theta: float, shift: tuple[float, float]
+    ) -> Lattice:
+        c, s = math.cos(theta), math.sin(theta)
+        m = np.array([[c, -s, shift[0]], [s, c, shift[1]], [0, 0, 1.0]])
+        return cls(orientation, size, m)
+
+    @property
+    def layout(self) -> Layout:
+        return Layout(self.orientation, self.size)
+
+    def to_image(self, points: np.ndarray) -> np.ndarray:
+        """Layout-plane pixels (..., 2) to sheet-image pixels."""
+        pts = np.asarray(points, float)
+        flat = pts.reshape(-1, 2)
+        out = cv2.perspectiveTransform(flat[None].astype(np.float64), self.homography)[0]
+        return out.reshape(pts.shape)
+
+    def centre(self, h: Hex) -> tuple[float, float]:
+        x, y = self.to_image(np.array([self.layout.to_pixel(h)]))[0]
+        return float(x), float(y)
+
+    def patch_map(self, h: Hex, crop: int, span: float) -> np.ndarray:
+        """3x3 map from a ``crop`` x ``crop`` patch (covering ``span`` hex sizes, centred on
+        ``h``, axis-aligned with the layout) to the sheet image (for WARP_INVERSE_MAP)."""
+        cx, cy = self.layout.to_pixel(h)
+        k = span * self.size / crop
+        patch = np.array(
+            [[k, 0, cx - span * self.size / 2 + k / 2], [0, k, cy - span * self.size / 2 + k / 2], [0, 0, 1]]
+        )
+        return self.homography @ patch
+
+
+def outline_map(sheet: np.ndarray) -> np.ndarray:
+    """Dark thin lines (printed outlines, pencil) as a float map in 0..1."""
+    gray = cv2.cvtColor(sheet, cv2.COLOR_RGB2GRAY)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9))
+    hat = cv2.morphologyEx(gray, cv2.MORPH_BLACKHAT, kernel).astype(np.float32)
+    hat = cv2.GaussianBlur(hat, (0, 0), 1.2)
+    return np.clip(hat / max(float(np.percentile(hat, 99.5)), 1.0), 0, 1)
+
+
+def lattice_vectors(edges: np.ndarray) -> tuple[Orientation, float, float]:
+    """Orientation, hex size and leftover rotation from the outline map's autocorrelation."""
+    h, w = edges.shape
+    region = edges - edges.mean()
+    window = np.outer(np.hanning(h), np.hanning(w)).astype(np.float32)
+    spectrum = np.fft.rfft2(region * window, s=(2 * h, 2 * w))
+    corr = np.fft.irfft2(np.abs(spectrum) ** 2, s=(2 * h, 2 * w))
+    corr = np.fft.fftshift(corr)
+    cy, cx = corr.shape[0] // 2, corr.shape[1] // 2
+    reach = int(MAX_SIZE * 2)
+    patch = corr[cy - reach : cy + reach + 1, cx - reach : cx + reach + 1]
+    yy, xx = np.mgrid[-reach : reach + 1, -reach : reach + 1]
+    radius = np.hypot(xx, yy)
+    # Peaks: centre-to-centre distance is sqrt(3) * size.
+    valid = (radius >= MIN_SIZE * math.sqrt(3)) & (radius <= MAX_SIZE * math.sqrt(3))
+    local_max = patch == cv2.dilate(patch.astype(np.float32), np.ones((7, 7), np.uint8))
+    candidates = np.argwhere(valid & local_max)
+    if len(candidates) == 0:
+        raise PhotoError("no hex grid found on the sheet")
+    values = patch[candidates[:, 0], candidates[:, 1]]
+    best = None
+    best_value = -np.inf
+    for (py, px), value in zip(candidates, values, strict=True):
+        # A lattice vector is confirmed by its 60-degree turns and its double.
+        dy, dx = py - reach, px - reach
+        if dy < 0 or (dy == 0 and dx < 0):
+            continue
+        total = value
+        for turn in (1, 2):
+            a = turn * math.pi / 3
+            tx = dx * math.cos(a) - dy * math.sin(a)
+            ty = dx * math.sin(a) + dy * math.cos(a)
+            total += _peak_near(patch, reach + ty, reach + tx)
+        total += 0.5 * _peak_near(patch, reach + 2 * dy, reach + 2 * dx)
+        if total > best_value:
+            best_value, best = total, (dx, dy)
+    assert best is not None
+    dx, dy = best
+    angle = math.atan2(dy, dx)
+    spacing = math.hypot(dx, dy)
+    # Flat-top neighbours lie at 30, 90, 150 degrees; pointy-top at 0, 60, 120.
+    sixty = math.pi / 3
+    rel = angle % sixty
+    if abs(rel - sixty / 2) < sixty / 4:
+        return Orientation.FLAT, spacing / math.sqrt(3), rel - sixty / 2
+    theta = rel if rel < sixty / 2 else rel - sixty
+    return Orientation.POINTY, spacing / math.sqrt(3), theta
+
+
+def _peak_near(patch: np.ndarray, y: float, x: float, r: int = 3) -> float:
+    yi, xi = int(round(y)), int(round(x))
+    if not (r <= yi < patch.shape[0] - r and r <= xi < patch.shape[1] - r):
+        return 0.0
+    return float(patch[yi - r : yi + r + 1, xi - r : xi + r + 1].max())
+
+
+@dataclass(frozen=True)
+class Probe:
+    """Layout-plane sample points of a patch of hexes: centres and side midpoints."""
+
+    hexes: list[Hex]
+    centres: np.ndarray  # (n, 2)
+    sides: np.ndarray  # (n, 6, 2)
+    edge_points: np.ndarray  # (n, 6, k, 2) points along each side's edge
+
+
+def probe(layout: Layout, hexes: Iterable[Hex]) -> Probe:
+    hexes = list(hexes)
+    centres = np.array([layout.to_pixel(h) for h in hexes])
+    sides = np.array([[layout.side_midpoint(h, d) for d in range(6)] for h in hexes])
+    corners = np.array([layout.corners(h) for h in hexes])  # (n, 6, 2)
+    # The edge across side d runs between two corners; find them by nearness to its midpoint.
+    t = np.linspace(0.2, 0.8, 5)
+    edge_points = np.empty((len(hexes), 6, len(t), 2))
+    for d in range(6):
+        dist = np.linalg.norm(corners - sides[:, d : d + 1, :], axis=2)
+        a, b = np.argsort(dist[0])[:2]
+        pa, pb = corners[:, a], corners[:, b]
+        edge_points[:, d] = pa[:, None, :] + t[None, :, None] * (pb - pa)[:, None, :]
+    return Probe(hexes, centres, sides, edge_points)
+
+
+def sample(image: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Bilinear samples of a float map at (..., 2) points; outside the map gives 0."""
+    flat = points.reshape(-1, 2).astype(np.float32)
+    out = cv2.remap(
+        image,
+        flat[:, 0].reshape(-1, 1),
+        flat[:, 1].reshape(-1, 1),
+        cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_CONSTANT,
+        borderValue=0,
+    )
+    return out.reshape(points.shape[:-1])
+
+
+def fit(edges: np.ndarray, orientation: Orientation, size: float, theta: float) -> Lattice:
+    """The similarity lattice (size, rotation, shift) that best puts outlines on the hexes'
+    sides and nothing on their centres."""
+    h, w = edges.shape
+    layout = Layout(orientation, size)
+    reach = int(max(h, w) / (1.5 * size)) + 2
+    base = probe(layout, spiral(Hex(0, 0), reach))
+    centre_of_image = np.array([w / 2, h / 2])
+
+    def score(params: np.ndarray) -> float:
+        s, th, sx, sy = params
+        c, sn = math.cos(th), math.sin(th)
+        rot = np.array([[c, -sn], [sn, c]]) * (s / size)
+        mids = base.sides @ rot.T + centre_of_image + (sx, sy)
+        cens = base.centres @ rot.T + centre_of_image + (sx, sy)
+        on = sample(edges, mids)
+        off = sample(edges, cens)
+        inside = (cens[:, 0] > 0) & (cens[:, 0] < w) & (cens[:, 1] > 0) & (cens[:, 1] < h)
+        if not inside.any():
+            return 0.0
+        return float((on[inside].mean(axis=1) - off[inside]).mean())
+
+    # Coarse search of the shift over one lattice cell.
+    v1 = np.array(layout.to_pixel(Hex(1, 0)))
+    v2 = np.array(layout.to_pixel(Hex(0, 1)))
+    c, sn = math.cos(theta), math.sin(theta)
+    rot = np.array([[c, -sn], [sn, c]])
+    best, best_value = np.zeros(4), -np.inf
+    steps = 14
+    for i in range(steps):
+        for j in range(steps):
+            shift = rot @ ((i / steps) * v1 + (j / steps) * v2)
+            params = np.array([size, theta, shift[0], shift[1]])
+            value = score(params)
+            if value > best_value:
+                best, best_value = params, value
+    scale = np.array([size * 0.02, 0.01, size * 0.1, size * 0.1])
+    result = minimize(
+        lambda z: -score(best + z * scale),
+        np.zeros(4),
+        method="Nelder-Mead",
+        options={"xatol": 0.02, "fatol": 1e-4, "maxiter": 300},
+    )
+    s, th, sx, sy = best + result.x * scale
+    # Re-express for a layout of size s: layout points scale by s / size already.
+    origin = centre_of_image + (sx, sy)
+    return Lattice.similar(orientation, float(s), float(th), (float(origin[0]), float(origin[1])))
+
+
+@dataclass(frozen=True)
+class Grid:
+    """The sheet's printed hexes on the lattice, with sheet-image centres."""
+
+    lattice: Lattice
+    cells: dict[Hex, tuple[float, float]]  # normalised axial coordinates -> image centre
+    raw: dict[Hex, Hex]  # normalised -> lattice coordinates
+    outline_support: dict[Hex, float]
+
+
+def _support(edges: np.ndarray, lattice: Lattice, p: Probe) -> np.ndarray:
+    """Per hex and side: mean outline strength along that side's edge."""
+    along = sample(edges, lattice.to_image(p.edge_points))
+    return along.mean(axis=2)
+
+
+def _candidates(edges: np.ndarray, lattice: Lattice, top: float, bottom: float) -> Probe:
+    h, w = edges.shape
+    layout = lattice.layout
+    reach = int(max(h, w) / (1.5 * lattice.size)) + 2
+    inverse = np.linalg.inv(lattice.homography)
+    middle = cv2.perspectiveTransform(np.array([[[w / 2, (top + bottom) / 2]]]), inverse)[0, 0]
+    centre_hex = layout.from_pixel(float(middle[0]), float(middle[1]))
+    hexes = list(spiral(centre_hex, reach))
+    p = probe(layout, hexes)
+    cens = lattice.to_image(p.centres)
+    inside = (
+        (cens[:, 0] > lattice.size * 0.5)
+        & (cens[:, 0] < w - lattice.size * 0.5)
+        & (cens[:, 1] > top)
+        & (cens[:, 1] < bottom)
+    )
+    keep = np.flatnonzero(inside)
+    return Probe(
+        [hexes[i] for i in keep], p.centres[keep], p.sides[keep], p.edge_points[keep]
+    )
+
+
+def refine(edges: np.ndarray, lattice: Lattice, p: Probe, strong: np.ndarray) -> Lattice:
+    """Shift each well-outlined hex to where its own outline fits best, then fit the
+    homography through all of them (RANSAC): this takes out the perspective the sheet's
+    corners left and any curl of the paper."""
+    if strong.sum() < 6:
+        return lattice
+    span = np.linspace(-0.3, 0.3, 13) * lattice.size
+    dx, dy = np.meshgrid(span, span)
+    offsets = np.stack([dx.ravel(), dy.ravel()], axis=1)  # (m, 2)
+    src, dst = [], []
+    for i in np.flatnonzero(strong):
+        pts = lattice.to_image(p.edge_points[i]).reshape(-1, 2)  # (30, 2)
+        centre = lattice.to_image(p.centres[i][None])[0]
+        moved = pts[None, :, :] + offsets[:, None, :]
+        on = sample(edges, moved).mean(axis=1)
+        off = sample(edges, (centre[None, :] + offsets)[:, None, :])[:, 0]
+        k = int(np.argmax(on - 0.5 * off))
+        src.append(p.centres[i])
+        dst.append(centre + offsets[k])
+    homography, _ = cv2.findHomography(
+        np.array(src), np.array(dst), cv2.RANSAC, 0.12 * lattice.size
+    )
+    if homography is None:
+        return lattice
+    return Lattice(lattice.orientation, lattice.size, homography)
+
+
+def printed_cells(edges: np.ndarray, lattice: Lattice, top: float, bottom: float) -> Grid:
+    """The hexes with a printed outline all round, as one connected group; the lattice is
+    refined twice on them."""
+    for _ in range(3):
+        p = _candidates(edges, lattice, top, bottom)
+        strength = _support(edges, lattice, p)
+        level = np.percentile(strength, 90) if len(strength) else 1.0
+        support = (strength > 0.35 * level).sum(axis=1)
+        lattice = refine(edges, lattice, p, support >= 4)
+    p = _candidates(edges, lattice, top, bottom)
+    strength = _support(edges, lattice, p)
+    level = np.percentile(strength, 90) if len(strength) else 1.0
+    support = (strength > 0.35 * level).sum(axis=1)
+    chosen = {hx for hx, n in zip(p.hexes, support, strict=True) if n >= 5}
+    if not chosen:
+        raise PhotoError("no hex grid found on the sheet")
+    group = max(components(chosen), key=len)
+    mapping = _normal_map(group, lattice.orientation)
+    support_of = dict(zip(p.hexes, support / 6.0, strict=True))
+    return Grid(
+        lattice=lattice,
+        cells={n: lattice.centre(raw) for n, raw in mapping.items()},
+        raw=mapping,
+        outline_support={n: float(support_of[raw]) for n, raw in mapping.items()},
+    )
+
+
+def _normal_map(group: Iterable[Hex], orientation: Orientation) -> dict[Hex, Hex]:
+    group = list(group)
+    normal = normalise_hexes({h: h for h in group}, orientation)
+    return dict(sorted(normal.items()))
+
+
+def find_grid(sheet: np.ndarray) -> Grid:
+    """The printed hex grid of an upright sheet image."""
+    h, w = sheet.shape[:2]
+    edges = outline_map(sheet)
+    top, bottom = int(h * GRID_TOP), int(h * GRID_BOTTOM)
+    region = edges[top:bottom]
+    orientation, size, theta = lattice_vectors(region)
+    first = fit(region, orientation, size, theta)
+    moved = np.array([[1, 0, 0], [0, 1, top], [0, 0, 1.0]]) @ first.homography
+    lattice = Lattice(first.orientation, first.size, moved)
+    grid = printed_cells(edges, lattice, float(top), float(bottom))
+    if len(grid.cells) < 7:
+        raise PhotoError("no hex grid found on the sheet")
+    return grid
+
+
+def describe(grid: Grid) -> dict[str, Any]:
+    """A summary for debugging and the benchmark."""
+    return {
+        "orientation": grid.lattice.orientation.value,
+        "size": round(grid.lattice.size, 2),
+        "cells": len(grid.cells),
+    }

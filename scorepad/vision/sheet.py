@@ -1,0 +1,173 @@
+"""Finding the paper sheet in a photo and turning it into an upright, flat image.
+
+The sheet is the largest bright, unsaturated quadrilateral in the photo; its coloured hexes
+sit inside it. We find its outline on a small copy of the photo, fit four corners, warp it to
+a square, decide which edge carries the printed header band (that edge is the top, whatever
+way the phone was held, upside down included), and warp again to the upright portrait sheet.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from scorepad.vision.decode import PhotoError
+
+#: Rectified sheet size in pixels (portrait, the printed sheet's proportions).
+SHEET_WIDTH = 800
+SHEET_HEIGHT = 1128
+FIND_SIDE = 640  # long side of the copy used to find the outline
+
+
+@dataclass(frozen=True)
+class Rectified:
+    """The upright sheet and the homography that maps sheet pixels to photo pixels."""
+
+    image: np.ndarray  # RGB uint8, SHEET_HEIGHT x SHEET_WIDTH
+    to_photo: np.ndarray  # 3x3
+    corners: np.ndarray  # 4x2 in the photo: top-left, top-right, bottom-right, bottom-left
+
+
+def candidate_outlines(rgb: np.ndarray, limit: int = 6) -> list[np.ndarray]:
+    """Quadrilaterals (photo pixels) that may be the sheet, most likely first.
+
+    Two ways to cut the paper out of the table: thresholds on whiteness (bright and grey),
+    and flood fills from bright grey seeds that follow slow changes of light but stop at
+    the paper's edge. Each outline is scored by its size and how well it fills its four
+    corners; the caller verifies them in turn."""
+    h, w = rgb.shape[:2]
+    scale = FIND_SIDE / max(h, w)
+    small = cv2.resize(rgb, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
+    small = cv2.GaussianBlur(small, (5, 5), 0)
+    hsv = cv2.cvtColor(small, cv2.COLOR_RGB2HSV)
+    whiteness = cv2.subtract(hsv[..., 2], cv2.multiply(hsv[..., 1], 1.2))
+    level, _ = cv2.threshold(whiteness, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    high = float(np.percentile(whiteness, 99.5))
+    masks = [
+        (whiteness > max(60, t)).astype(np.uint8)
+        for t in sorted({int(v) for v in (level, *np.linspace(level, high - 10, 6)[1:])})
+    ]
+    masks += _flood_masks(small, whiteness)
+    k = max(3, round(min(small.shape[:2]) / 60)) | 1
+    sh, sw = small.shape[:2]
+    scored: list[tuple[float, np.ndarray]] = []
+    for mask in masks:
+        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        mask = cv2.morphologyEx(
+            mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+        )
+        contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        for contour in contours:
+            area = cv2.contourArea(contour)
+            if area < 0.03 * sh * sw:
+                continue
+            x, y, cw, ch = cv2.boundingRect(contour)
+            touching = (x <= 1) + (y <= 1) + (x + cw >= sw - 1) + (y + ch >= sh - 1)
+            if touching >= 2 or area > 0.9 * sh * sw:
+                continue  # the table, not a sheet: the whole sheet must be in the photo
+            quad = _quadrilateral(contour)
+            fill = area / max(cv2.contourArea(quad.astype(np.float32)), 1.0)
+            scored.append((area * min(fill, 1 / fill) ** 4, quad))
+    scored.sort(key=lambda t: -t[0])
+    unique: list[np.ndarray] = []
+    for _, quad in scored:
+        if all(np.abs(order_corners(quad) - order_corners(u)).max() > 4 for u in unique):
+            unique.append(quad)
+        if len(unique) == limit:
+            break
+    return [q / scale for q in unique]
+
+
+def _flood_masks(small: np.ndarray, whiteness: np.ndarray) -> list[np.ndarray]:
+    """Paper regions grown from the brightest grey spots, neighbour to neighbour."""
+    sh, sw = whiteness.shape
+    smooth = cv2.GaussianBlur(whiteness, (0, 0), 2)
+    masks = []
+    taken = np.zeros((sh + 2, sw + 2), np.uint8)
+    for _ in range(3):
+        free = np.where(taken[1:-1, 1:-1] > 0, 0, smooth)
+        _, peak, _, (x, y) = cv2.minMaxLoc(free)
+        if peak < 120:
+            break
+        mask = np.zeros((sh + 2, sw + 2), np.uint8)
+        flags = 4 | cv2.FLOODFILL_MASK_ONLY | (255 << 8)
+        cv2.floodFill(small.copy(), mask, (x, y), (0, 0, 0), (3, 3, 3), (3, 3, 3), flags)
+        region = mask[1:-1, 1:-1]
+        masks.append((region > 0).astype(np.uint8))
+        taken |= cv2.dilate(mask, np.ones((15, 15), np.uint8))
+    return masks
+
+
+def _quadrilateral(contour: np.ndarray) -> np.ndarray:
+    """The four corners of a convex outline, by simplifying its hull."""
+    hull = cv2.convexHull(contour)
+    perimeter = cv2.arcLength(hull, True)
+    for eps in (0.01, 0.02, 0.03, 0.045, 0.06, 0.08):
+        approx = cv2.approxPolyDP(hull, eps * perimeter, True)
+        if len(approx) == 4:
+            return approx.reshape(4, 2).astype(np.float64)
+        if len(approx) < 4:
+            break
+    rect = cv2.minAreaRect(hull)
+    return cv2.boxPoints(rect).astype(np.float64)
+
+
+def order_corners(quad: np.ndarray) -> np.ndarray:
+    """Corners in clockwise order on screen, starting anywhere."""
+    centre = quad.mean(axis=0)
+    angles = np.arctan2(quad[:, 1] - centre[1], quad[:, 0] - centre[0])
+    return quad[np.argsort(angles)]
+
+
+def solid_colour(square: np.ndarray) -> np.ndarray:
+    """Pixels of solid print colour: saturated and darker than the nearby paper (shadows
+    darken but do not colour)."""
+    n = square.shape[0]
+    hsv = cv2.cvtColor(square, cv2.COLOR_RGB2HSV)
+    value = hsv[..., 2].astype(np.float32)
+    white = cv2.dilate(value, np.ones((n // 5, n // 5), np.uint8))
+    return (hsv[..., 1] > 80) & (value < 0.85 * white)
+
+
+def header_score(solid: np.ndarray, edge: int) -> float:
+    """How much a strip along one edge of the square warp looks like the header band: rows
+    of solid colour right across the sheet (hexes leave gaps; tally boxes are thin lines)."""
+    n = solid.shape[0]
+    strip = np.rot90(solid, k=edge)[n // 60 : n // 7, n // 8 : -n // 8]  # edge 0 = top
+    rows = np.convolve(strip.mean(axis=1), np.ones(5) / 5, mode="valid")
+    return float(rows.max()) if rows.size else 0.0
+
+
+def rectify(rgb: np.ndarray, quad: np.ndarray) -> Rectified:
+    """Warp the sheet upright: header on top, portrait, SHEET_WIDTH x SHEET_HEIGHT."""
+    corners = order_corners(quad).astype(np.float32)
+    n = 512
+    square_pts = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32)
+    m = cv2.getPerspectiveTransform(corners, square_pts)
+    square = cv2.warpPerspective(rgb, m, (n, n), flags=cv2.INTER_AREA)
+    solid = solid_colour(square)
+    scores = [header_score(solid, edge) for edge in range(4)]
+    top = int(np.argmax(scores))
+    if scores[top] < 0.5:
+        raise PhotoError("no sheet found in the photo: the printed header is not visible")
+    ordered = _header_first(corners, top)
+    target = np.array(
+        [[0, 0], [SHEET_WIDTH, 0], [SHEET_WIDTH, SHEET_HEIGHT], [0, SHEET_HEIGHT]], np.float32
+    )
+    to_sheet = cv2.getPerspectiveTransform(ordered, target)
+    image = cv2.warpPerspective(rgb, to_sheet, (SHEET_WIDTH, SHEET_HEIGHT), flags=cv2.INTER_AREA)
+    return Rectified(
+        image=image, to_photo=np.linalg.inv(to_sheet), corners=ordered.astype(np.float64)
+    )
+
+
+def _header_first(corners: np.ndarray, top: int) -> np.ndarray:
+    """Reorder clockwise corners (mapped to square corners TL, TR, BR, BL) so that the header
+    edge found as square edge ``top`` (0 top, 1 right, 2 bottom, 3 left after np.rot90's
+    counter-clockwise turns) comes first."""
+    # np.rot90(k) turns counter-clockwise: k=1 brings the right edge to the top, k=2 the
+    # bottom edge, k=3 the left edge. The header edge's first corner (clockwise) is then
+    # TR for k=1, BR for k=2, BL for k=3.
+    return np.roll(corners, -top, axis=0).astype(np.float32)
