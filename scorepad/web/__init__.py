@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import os
 import secrets
+import time
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, Response, request
+from flask import Flask, Response, g, request
 from flask_wtf.csrf import CSRFError, CSRFProtect
 
 from scorepad.web import db
@@ -69,8 +70,15 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(layouts.bp)
     _register_errors(app)
 
+    @app.before_request
+    def _clock() -> None:
+        g.started = time.perf_counter()
+
     @app.after_request
     def _headers(resp: Response) -> Response:
+        if "started" in g:  # the time spent in the app: edit, validate, re-score, render
+            elapsed = (time.perf_counter() - g.started) * 1000
+            resp.headers["Server-Timing"] = f"app;dur={elapsed:.2f}"
         if resp.mimetype == "text/html":
             resp.vary.add("HX-Request")  # the same URL answers with a page or a fragment
             resp.headers.setdefault("Cache-Control", "no-store")

@@ -36,19 +36,23 @@ def game_and_kit(stored: db.StoredTable) -> tuple[Game, BoardKit]:
     return games.get(stored.game), board_kit
 
 
-def scored(game: Game, doc: dict[str, Any]) -> tuple[Result | None, list[str]]:
-    """The result of a stored document, or the engine's problems with it."""
+def scored(game: Game, doc: dict[str, Any], parsed: Any = None) -> tuple[Result | None, list[str]]:
+    """The result of a stored document (``parsed`` when already validated), or its problems."""
     try:
-        return game.score(game.parse(doc)), []
+        return game.score(parsed if parsed is not None else game.parse(doc)), []
     except BoardError as err:
         return None, err.problems
 
 
 def editor_context(
-    stored: db.StoredTable, player: int, message: str | None = None, kind: str = "error"
+    stored: db.StoredTable,
+    player: int,
+    message: str | None = None,
+    kind: str = "error",
+    parsed: Any = None,
 ) -> dict[str, Any]:
     game, board_kit = game_and_kit(stored)
-    result, problems = scored(game, stored.doc)
+    result, problems = scored(game, stored.doc, parsed)
     return {
         "table": stored,
         "sheet_tag": sheet_tag(stored.doc, player),
@@ -71,10 +75,14 @@ def sheet_tag(doc: dict[str, Any], player: int) -> str:
 
 
 def render_editor(
-    stored: db.StoredTable, player: int, message: str | None = None, status: int = 200
+    stored: db.StoredTable,
+    player: int,
+    message: str | None = None,
+    status: int = 200,
+    parsed: Any = None,
 ) -> Response:
     kind = "error" if status >= 400 else "info"
-    ctx = editor_context(stored, player, message, kind)
+    ctx = editor_context(stored, player, message, kind, parsed)
     return page_or_fragment("editor/page.html", "editor/_editor.html", status, **ctx)
 
 
@@ -124,16 +132,17 @@ def redo(table_id: str) -> Response:
 def _edit(table_id: str, change: Change) -> Response:
     seen = request.form.get("v")
     player = 0
+    parsed: Any = None
 
     def apply(stored: db.StoredTable) -> tuple[dict[str, Any], dict[str, Any]]:
-        nonlocal player
+        nonlocal player, parsed
         game, board_kit = game_and_kit(stored)
         player = player_index(stored.doc, request.form.get("p"))
         if seen and seen != sheet_tag(stored.doc, player):
             raise db.Conflict("the sheet changed on another device")
         doc, meta = change(board_kit, stored, player)
         try:
-            game.parse(doc)
+            parsed = game.parse(doc)
         except BoardError as err:
             raise EditRefused(_sentence(err.problems)) from None
         return doc, meta
@@ -148,7 +157,8 @@ def _edit(table_id: str, change: Change) -> Response:
         player = player_index(stored.doc, request.form.get("p"))
         note = "This sheet was changed on another device; here it is now. Tap again."
         return render_editor(stored, player, note, 409)
-    return render_editor(stored, player)
+    # An edit that changed nothing returns the stored table, which ``parsed`` validated too.
+    return render_editor(stored, player, parsed=parsed)
 
 
 def _sentence(problems: list[str]) -> str:

@@ -44,6 +44,11 @@ def canvas(
     hexes: Iterable[Hex], orientation: Orientation = Orientation.FLAT, size: float = HEX_SIZE
 ) -> HexCanvas:
     """A canvas just large enough for ``hexes`` (plus a small margin)."""
+    return _canvas(tuple(sorted(hexes)), orientation, size)
+
+
+@lru_cache(maxsize=256)
+def _canvas(hexes: tuple[Hex, ...], orientation: Orientation, size: float) -> HexCanvas:
     layout = Layout(orientation, size)
     x0, y0, x1, y1 = bounding_box(layout, hexes)
     width, height = x1 - x0 + 2 * PAD, y1 - y0 + 2 * PAD

@@ -12,6 +12,7 @@ Templates are found by convention under ``templates/boards/<module>/``: ``option
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import import_module
@@ -108,3 +109,15 @@ def player_index(doc: Mapping[str, Any], raw: str | None) -> int:
     except ValueError:
         index = 0
     return min(max(index, 0), len(doc.get("players", [])) - 1)
+
+
+def with_player_copy(doc: Mapping[str, Any], player: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A new document sharing every part but ``player``'s, which is a fresh deep copy.
+
+    Taps change one player's part; copying only that part keeps a tap cheap (deepcopy of
+    a whole 5-player table costs more than scoring it).
+    """
+    players = list(doc["players"])
+    players[player] = json.loads(json.dumps(players[player]))
+    new = {**doc, "players": players}
+    return new, players[player]

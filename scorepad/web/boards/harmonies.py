@@ -20,7 +20,7 @@ from typing import Any
 from scorepad.games import harmonies as hm
 from scorepad.hexgrid import Hex, Orientation
 from scorepad.scoring import Result
-from scorepad.web.boards import EditRefused, Tool, int_field
+from scorepad.web.boards import EditRefused, Tool, int_field, with_player_copy
 from scorepad.web.svg import canvas
 
 NAME = "harmonies"
@@ -73,8 +73,8 @@ def tap(
         q, r = int(form.get("q", "")), int(form.get("r", ""))
     except ValueError:
         raise EditRefused("That tap did not land on a hex.") from None
-    new = copy.deepcopy(doc)
-    cell = next((c for c in new["players"][player]["cells"] if (c["q"], c["r"]) == (q, r)), None)
+    new, sheet = with_player_copy(doc, player)
+    cell = next((c for c in sheet["cells"] if (c["q"], c["r"]) == (q, r)), None)
     if cell is None:
         raise EditRefused(f"Hex ({q}, {r}) is not on this board.")
     stack = list(cell.get("stack", []))
@@ -99,8 +99,7 @@ def set_field(
     doc: dict[str, Any], meta: dict[str, Any], player: int, form: Mapping[str, str]
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Animal cards (add, cubes, remove) and the spirit card, one action per request."""
-    new = copy.deepcopy(doc)
-    board = new["players"][player]
+    new, board = with_player_copy(doc, player)
     animals: list[dict[str, int]] = board.setdefault("animals", [])
     action = form.get("action", "")
     if action == "spirit":

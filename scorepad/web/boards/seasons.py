@@ -8,13 +8,12 @@ prestige and each end-of-game effect with the sentence saying why it scored.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from typing import Any
 
 from scorepad.games import seasons as ss
 from scorepad.scoring import Result
-from scorepad.web.boards import EditRefused, Tool, int_field
+from scorepad.web.boards import EditRefused, Tool, int_field, with_player_copy
 
 NAME = "seasons"
 MODULE = "seasons"
@@ -55,8 +54,7 @@ def tap(
 def set_field(
     doc: dict[str, Any], meta: dict[str, Any], player: int, form: Mapping[str, str]
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    new = copy.deepcopy(doc)
-    sorcerer = new["players"][player]
+    new, sorcerer = with_player_copy(doc, player)
     action = form.get("action", "")
     if action == "counts":
         for key, (label, low, high) in COUNTS.items():

@@ -23,7 +23,7 @@ from scorepad.boardfile import BoardError
 from scorepad.games import spring_meadow as sm
 from scorepad.scoring import Result
 from scorepad.web import db
-from scorepad.web.boards import EditRefused, Tool
+from scorepad.web.boards import EditRefused, Tool, with_player_copy
 
 NAME = sm.GAME.name
 MODULE = "spring_meadow"
@@ -126,8 +126,7 @@ def _squares(raw: str, rows: int, cols: int) -> list[tuple[int, int]]:
 def tap(
     doc: dict[str, Any], meta: dict[str, Any], player: int, form: Mapping[str, str]
 ) -> dict[str, Any]:
-    new = copy.deepcopy(doc)
-    board = new["players"][player]
+    new, board = with_player_copy(doc, player)
     orientation = board.get("orientation", "vertical")
     if form.get("line"):
         try:

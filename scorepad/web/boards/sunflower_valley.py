@@ -18,7 +18,7 @@ from scorepad.games import sunflower_valley as sv
 from scorepad.hexgrid import Hex, Orientation, oddq_to_axial
 from scorepad.scoring import Result
 from scorepad.web import db
-from scorepad.web.boards import EditRefused, Tool, int_field
+from scorepad.web.boards import EditRefused, Tool, int_field, with_player_copy
 from scorepad.web.svg import canvas
 
 NAME = sv.NAME
@@ -117,8 +117,8 @@ def tap(
         q, r = int(form.get("q", "")), int(form.get("r", ""))
     except ValueError:
         raise EditRefused("That tap did not land on a hex.") from None
-    new = copy.deepcopy(doc)
-    cell = next((c for c in new["players"][player]["cells"] if (c["q"], c["r"]) == (q, r)), None)
+    new, sheet = with_player_copy(doc, player)
+    cell = next((c for c in sheet["cells"] if (c["q"], c["r"]) == (q, r)), None)
     if cell is None:
         raise EditRefused(f"Hex ({q}, {r}) is not on this sheet.")
     if cell.get("mountain"):
@@ -150,8 +150,7 @@ def set_field(
     doc: dict[str, Any], meta: dict[str, Any], player: int, form: Mapping[str, str]
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The residents tally written on the paper sheet (blank: not given)."""
-    new = copy.deepcopy(doc)
-    sheet = new["players"][player]
+    new, sheet = with_player_copy(doc, player)
     if "residents" in form:
         if not form["residents"].strip():
             sheet.pop("residents", None)
