@@ -378,10 +378,12 @@ def test_a_bad_item_does_not_also_count_as_a_missing_item() -> None:
 
 def test_game_of() -> None:
     assert game_of({"game": "harmonies"}) == "harmonies"
-    for doc in ([], "sunflower-valley", None, 3):
+    not_objects: list[Any] = [[], "sunflower-valley", None, 3]
+    for doc in not_objects:
         with pytest.raises(BoardError, match="a board file is a JSON object"):
             game_of(doc)
-    for doc in ({}, {"game": None}, {"game": 5}, {"Game": "harmonies"}):
+    without_game: list[dict[str, Any]] = [{}, {"game": None}, {"game": 5}, {"Game": "harmonies"}]
+    for doc in without_game:
         with pytest.raises(BoardError, match="missing 'game'"):
             game_of(doc)
 
