@@ -50,10 +50,16 @@ def available() -> dict[str, Game]:
 
 
 def get(name: str) -> Game:
-    games = available()
-    if name not in games:
-        raise BoardError([f"unknown game {name!r}; supported: {', '.join(sorted(games))}"])
-    return games[name]
+    """The game called ``name``, importing only its engine."""
+    module = _MODULES.get(name)
+    if module is not None:
+        try:
+            game: Game = import_module(module).GAME
+            return game
+        except ModuleNotFoundError as err:
+            if err.name != module:
+                raise
+    raise BoardError([f"unknown game {name!r}; supported: {', '.join(sorted(_MODULES))}"])
 
 
 def parse(doc: Any) -> tuple[Game, Any]:
