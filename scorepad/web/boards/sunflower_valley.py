@@ -13,6 +13,8 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
+from markupsafe import Markup, escape
+
 from scorepad.boardfile import BoardError
 from scorepad.games import sunflower_valley as sv
 from scorepad.hexgrid import Hex, Orientation, oddq_to_axial
@@ -204,14 +206,53 @@ def board(
             }
         )
     why = explain(cv, sheet, result.players[player].details if result else {})
+    marked = evidence(why, highlight)
     return {
         "canvas": cv,
         "cells": cells,
         "why": why,
         "fills": fills,
-        "marked": evidence(why, highlight),
+        "marked": marked,
         "sheet": sheet,
+        "render_cells": lambda tappable: render_cells(cells, marked, tappable),
     }
+
+
+def render_cells(
+    cells: list[dict[str, Any]], marked: set[tuple[int, int]], tappable: bool
+) -> Markup:
+    """The sheet's hexes as SVG, built here rather than in Jinja: a tap re-renders them all."""
+    out = []
+    for c in cells:
+        q, r, x, y = c["q"], c["r"], c["x"], c["y"]
+        classes = "cell" + (" mountain" if c["mountain"] else "")
+        classes += " marked" if (q, r) in marked else ""
+        tap = f' data-tap data-q="{q}" data-r="{r}" role="button" tabindex="0"' if tappable else ""
+        item = "mountain" if c["mountain"] else (c["item"] or "")
+        if c["mountain"]:
+            glyph = (
+                f'<use href="#g-mountain" x="{x - 14:.1f}" y="{y - 14:.1f}" '
+                'width="28" height="28"/>'
+            )
+        elif c["item"] == "rail":
+            glyph = (
+                f'<path d="{c["track"]}" fill="none" stroke="#8a5a2b" stroke-width="9" '
+                f'stroke-dasharray="3 4"/><path d="{c["track"]}" fill="none" stroke="#333" '
+                'stroke-width="3.5"/>'
+            )
+        elif c["item"]:
+            glyph = (
+                f'<use href="#g-{escape(c["item"])}" x="{x - 16:.1f}" y="{y - 16:.1f}" '
+                'width="32" height="32"/>'
+            )
+        else:
+            glyph = ""
+        out.append(
+            f'<g class="{classes}"{tap} data-item="{escape(item)}" '
+            f'aria-label="{escape(c["label"])}">'
+            f'<polygon points="{c["points"]}" fill="{escape(c["fill"])}"/>{glyph}</g>'
+        )
+    return Markup("".join(out))
 
 
 def _cell_label(c: Mapping[str, Any]) -> str:
@@ -244,7 +285,14 @@ def explain(cv: Any, sheet: Mapping[str, Any], details: Mapping[str, Any]) -> di
     areas = details.get("areas", {})
     taken = {name for name, a in areas.items() if a.get("taken")}
     taken_cells = [cv.points(Hex(c["q"], c["r"])) for c in sheet["cells"] if c.get("area") in taken]
+    drawn = [(c["q"], c["r"], c.get("item"), c.get("area")) for c in sheet["cells"]]
     return {
+        "taken_sunflowers": [
+            [q, r] for q, r, item, area in drawn if item in sv.SUNFLOWERS and area in taken
+        ],
+        "resident_hexes": [
+            [q, r] for q, r, item, _ in drawn if item in ("house", "super-sunflower")
+        ],
         "pairs": pairs,
         "unpaired": unpaired,
         "mountains": mountains,
@@ -277,11 +325,11 @@ def evidence(why: Mapping[str, Any], category: str | None) -> set[tuple[int, int
     if category == "mountains":
         return hexes(why["mountain_hexes"]) | hexes(why["mountain_sunflowers"])
     if category == "residents":
-        return hexes(h for s in why["settlements"] for h in s)
+        return hexes(why["resident_hexes"])
     if category == "valley_express":
         return hexes(h for g in why["express"] for run in g.get("runs", []) for h in run)
     if category == "sunflower_majority":
-        return set()  # drawn as the taken areas' outline instead
+        return hexes(why["taken_sunflowers"])
     return set()
 
 
