@@ -51,7 +51,7 @@ def loads(text: str | bytes) -> Any:
         except UnicodeDecodeError as err:
             raise BoardError([f"board file is not UTF-8 text (byte {err.start})"]) from None
     try:
-        return json.loads(text, object_pairs_hook=_reject_duplicate_keys)
+        doc = json.loads(text, object_pairs_hook=_reject_duplicate_keys)
     except json.JSONDecodeError as err:
         raise BoardError(
             [f"malformed JSON at line {err.lineno} column {err.colno}: {err.msg}"]
@@ -62,6 +62,19 @@ def loads(text: str | bytes) -> Any:
         raise
     except ValueError as err:  # e.g. an integer with more digits than Python converts
         raise BoardError([f"malformed JSON: {str(err).split(';')[0]}"]) from None
+    _check_unicode(doc)
+    return doc
+
+
+def _check_unicode(doc: Any) -> None:
+    """Reject lone surrogates (``"\\ud800"``): no output could ever print them."""
+    try:
+        json.dumps(doc, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as err:
+        bad = err.object[err.start : err.end]
+        raise BoardError(
+            [f"a string in the board file holds an invalid character ({bad!a})"]
+        ) from None
 
 
 def where(doc: Any, loc: Sequence[int | str]) -> str:
@@ -121,12 +134,11 @@ def validate(model: type[M], doc: Any) -> M:
             if e["type"] == "too_short" and _has_deeper_error(e["loc"], errors):
                 continue  # a bad item also empties the validated list: report the item only
             loc = list(e["loc"])
-            # Union and literal branches add their type name to loc: keep the data path only.
-            loc = [p for p in loc if isinstance(p, int) or not _is_type_tag(p)]
             text = _MESSAGES.get(e["type"], e["msg"][:1].lower() + e["msg"][1:])
             if e["type"] in _MESSAGES and loc:
-                text = f"{text} {loc[-1]!r}"
+                text = f"{text} {loc[-1]!r}"  # the unknown or missing key itself
                 loc = loc[:-1]
+            loc = _data_path(doc, loc)
             problems.append(f"{where(doc, loc)}: {text}")
         raise BoardError(problems) from None
 
@@ -135,8 +147,21 @@ def _has_deeper_error(loc: tuple[int | str, ...], errors: Sequence[Any]) -> bool
     return any(len(e["loc"]) > len(loc) and e["loc"][: len(loc)] == loc for e in errors)
 
 
-def _is_type_tag(part: str) -> bool:
-    return part[:1].isupper() or "[" in part or part in {"int", "str", "bool", "none"}
+def _data_path(doc: Any, loc: Sequence[int | str]) -> list[int | str]:
+    """The parts of a pydantic location that exist in the document.
+
+    Union and literal branches add type names to a location ("int", "Cell", "literal[...]");
+    walking the document keeps only the keys and indices the player actually wrote.
+    """
+    path: list[int | str] = []
+    node = doc
+    for part in loc:
+        in_object = isinstance(node, Mapping) and isinstance(part, str) and part in node
+        in_list = isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)
+        if in_object or in_list:
+            node = node[part]
+            path.append(part)
+    return path
 
 
 def game_of(doc: Any) -> str:

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 
 from scorepad import games
-from scorepad.boardfile import BoardError
+from scorepad.boardfile import MAX_BOARD_BYTES, BoardError
 from scorepad.scoring import Result
 
 
@@ -29,19 +30,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BoardError as err:
         print(f"scorepad: {err}", file=sys.stderr)
         return 2
-    if args.format == "json":
-        print(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
-    else:
-        print(render_text(result))
+    output = json.dumps(result.to_json(), indent=2, ensure_ascii=False)
+    if args.format == "text":
+        output = render_text(result)
+    try:
+        print(output, flush=True)
+    except BrokenPipeError:  # e.g. piped into `head`: the reader has all it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 
 def _read(path: str) -> bytes:
+    """At most one byte more than a board file may hold: endless input cannot exhaust memory."""
+    limit = MAX_BOARD_BYTES + 1
     if path == "-":
-        return sys.stdin.buffer.read()
+        return sys.stdin.buffer.read(limit)
     try:
         with open(path, "rb") as f:
-            return f.read()
+            return f.read(limit)
     except OSError as err:
         raise BoardError([f"cannot read {path}: {err.strerror}"]) from None
 

@@ -409,3 +409,26 @@ def test_unique_names_reports_empty_names_by_seat() -> None:
         "player #2: the name is empty",
         "player #3: the name is empty",
     ]
+
+
+def test_unknown_keys_that_look_like_type_names_are_named_where_they_are() -> None:
+    """Pydantic adds type names to error locations; a player's key is never mistaken for one."""
+    from scorepad.games import sunflower_valley as sv
+
+    cell = {"q": 0, "r": 0, "Area": "a", "item": "house"}
+    doc = {"game": "sunflower-valley", "players": [{"name": "Anna", "cells": [cell]}]}
+    with pytest.raises(BoardError) as err:
+        sv.parse(doc)
+    assert "player 'Anna', cell (0, 0): unknown key 'Area'" in err.value.problems
+    doc = {"game": "sunflower-valley", "options": {"Variant": "kids", "int": 1}, "players": []}
+    with pytest.raises(BoardError) as err:
+        sv.parse(doc)
+    assert err.value.problems[:2] == [
+        "'options': unknown key 'Variant'",
+        "'options': unknown key 'int'",
+    ]
+
+
+def test_lone_surrogates_are_refused() -> None:
+    with pytest.raises(BoardError, match="invalid character"):
+        loads('{"players": [{"name": "\\ud800"}]}')

@@ -345,3 +345,14 @@ def test_main_text_format_fails_the_same_way(
 ) -> None:
     run = run_main(capsys, bad_path("duplicate names", tmp_path), "--format", "text")
     assert_one_line_error(run.code, run.out, run.err, "two players")
+
+
+def test_endless_input_is_cut_at_the_size_limit() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "scorepad", "score", "-"],
+        input=b" " * (3 * 1024 * 1024),
+        capture_output=True,
+        check=False,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.decode().strip() == "scorepad: board file is too large (over 2000 kB)"

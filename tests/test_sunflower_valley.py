@@ -518,3 +518,26 @@ def test_rail_orientations_are_the_nine_legal_tracks():
 def test_every_category_key_present():
     assert list(cats(base())) == list(sv.CATEGORIES)
     assert axial_cells({(0, 0): "^"}) == [{"q": 0, "r": 0, "mountain": True}]
+
+
+def test_valley_express_keys_are_plain_numbers():
+    spec = line("H", "R03", "R03", "H")
+    assert cats(axial_table(spec, valley_express={"02": 5}))["valley_express"] == 5
+    for key in ("²", "٣", "two", "1"):
+        assert (
+            "is not a number of settlements"
+            in problems(axial_table(spec, valley_express={key: 4}))[0]
+        )
+    assert "the table is empty" in problems(axial_table(spec, valley_express={}))[0]
+
+
+def test_sheet_shape_and_starting_house_warnings():
+    result = score(axial_table(line("F"), line("H")))
+    assert any(
+        "printed sheets have 5 areas of 5 hexes and 5 mountains" in w for w in result.warnings
+    )
+    assert [w for w in result.warnings if "no house" in w] == [
+        "Anna: no house on the sheet; every sheet starts with one"
+    ]
+    example = json.loads((ROOT / "examples" / "sunflower-valley.json").read_text())
+    assert not any("printed sheets" in w for w in score(example).warnings)

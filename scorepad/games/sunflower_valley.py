@@ -85,6 +85,8 @@ HOUSE_WITH_SHEEP = 3
 HOUSE_WITHOUT_SHEEP = -5
 AREA_MAJORITY = 3
 RESIDENT_PLACES = (5, 3)
+AREAS = 5  # colour areas on a printed sheet, and mountains too
+AREA_SIZE = 5
 
 
 # --- the board file ---------------------------------------------------------------------------
@@ -160,14 +162,17 @@ def parse(doc: Any) -> Table:
 
 
 def _check_valley_express(table: Mapping[str, int] | None) -> list[str]:
+    where = "options, 'valley_express'"
+    if table is None:
+        return []
+    if not table:
+        return [f"{where}: the table is empty; leave it out to use n → n²"]
     problems = []
-    for key, points in (table or {}).items():
-        if not key.isdigit() or int(key) < 2:
-            problems.append(
-                f"options, 'valley_express': {key!r} is not a number of settlements (2 or more)"
-            )
+    for key, points in table.items():
+        if not (key.isascii() and key.isdecimal()) or int(key) < 2:
+            problems.append(f"{where}: {key!r} is not a number of settlements (2 or more)")
         elif points < 0:
-            problems.append(f"options, 'valley_express': {key} settlements cannot score {points}")
+            problems.append(f"{where}: {key} settlements cannot score {points}")
     return problems
 
 
@@ -398,11 +403,11 @@ def express_points(options: Options, settlements: int) -> int:
     The board's table defaults to ``n → n²`` (the rulebook's one example is 3 → 9). For more
     settlements than the table lists, the largest entry applies.
     """
-    table = options.valley_express
-    if table is None:
+    if options.valley_express is None:
         return settlements * settlements
-    sizes = [int(k) for k in table if int(k) <= settlements]
-    return table[str(max(sizes))] if sizes else 0
+    table = {int(k): v for k, v in options.valley_express.items()}  # "02" and "2" alike
+    sizes = [k for k in table if k <= settlements]
+    return table[max(sizes)] if sizes else 0
 
 
 def valley_express(valley: Valley, options: Options) -> list[dict[str, Any]]:
@@ -611,6 +616,9 @@ def warnings(table: Table, tallies: Mapping[str, Tallies]) -> list[str]:
                 "hex, so this sheet is scored as it stands"
             )
     first = table.players[0]
+    found += _shape_warnings(first)
+    found += [f"{s.name}: no house on the sheet; every sheet starts with one" for s in
+              table.players if not tallies[s.name].houses]  # fmt: skip
     for sheet in table.players[1:]:
         differing = _layout_differences(first, sheet)
         if differing:
@@ -619,6 +627,19 @@ def warnings(table: Table, tallies: Mapping[str, Tallies]) -> list[str]:
                 "players should use sheets with the same letter"
             )
     return found
+
+
+def _shape_warnings(sheet: Sheet) -> list[str]:
+    """A printed sheet has 5 colour areas of 5 hexes and 5 mountains (rules digest)."""
+    sizes = sorted(len(v) for k, v in sheet.layout.items() if k != "mountains")
+    mountains = len(sheet.layout.get("mountains", ()))
+    if sizes == [AREA_SIZE] * AREAS and mountains == AREAS:
+        return []
+    return [
+        f"the sheet layout has {len(sizes)} area(s) of {'/'.join(map(str, sizes)) or 'no'} "
+        f"hexes and {mountains} mountain(s); printed sheets have {AREAS} areas of {AREA_SIZE} "
+        f"hexes and {AREAS} mountains"
+    ]
 
 
 def _layout_differences(a: Sheet, b: Sheet) -> str:

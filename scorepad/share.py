@@ -1,0 +1,45 @@
+"""Sharing a scored table: a CSV sheet and a plain-text recap for a chat.
+
+Pure functions of a :class:`~scorepad.scoring.Result`; the PNG results card lives in
+``scorepad.render`` (it needs Pillow).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from scorepad import games
+from scorepad.scoring import Result
+
+
+def to_csv(result: Result) -> str:
+    """One row per player in seating order: rank, name, every category, total."""
+    game = games.get(result.game)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["rank", "player", *game.categories.values(), "total"])
+    for p in result.players:
+        cats = [p.categories[k] for k in game.categories]
+        writer.writerow([p.rank, _safe_cell(p.name), *cats, p.total])
+    return out.getvalue()
+
+
+def _safe_cell(text: str) -> str:
+    """Keep spreadsheets from running a player's name as a formula (CSV injection)."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def recap(result: Result) -> str:
+    """A short recap to paste into a chat: winner, standings with categories, tie-breaks."""
+    game = games.get(result.game)
+    winners = " & ".join(result.winners)
+    best = max(p.total for p in result.players)
+    verb = "share the win" if len(result.winners) > 1 else "wins"
+    lines = [f"{game.title}: {winners} {verb} with {best} points", ""]
+    short = {k: label.split(". ", 1)[-1] for k, label in game.categories.items()}
+    for p in sorted(result.players, key=lambda p: (p.rank, p.name)):
+        parts = ", ".join(f"{short[k]} {v:+d}" for k, v in p.categories.items() if v)
+        lines.append(f"{p.rank}. {p.name}: {p.total}" + (f" ({parts})" if parts else ""))
+    lines.extend(f"Tie-break: {t}" for t in result.tiebreaks)
+    return "\n".join(lines) + "\n"

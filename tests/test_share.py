@@ -1,0 +1,85 @@
+"""Sharing results: CSV, the chat recap and the PNG results card."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image
+
+from scorepad import games, share
+from scorepad.render.card import BOARD_BOX, area_colour, results_card
+from scorepad.scoring import Result
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+GAMES = ["sunflower-valley", "harmonies", "spring-meadow", "seasons"]
+
+
+def example(game: str) -> tuple[dict[str, Any], Result]:
+    doc = json.loads((EXAMPLES / f"{game}.json").read_text())
+    return doc, games.score_text(json.dumps(doc))
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_csv_has_every_category_and_total(game: str):
+    _, result = example(game)
+    rows = list(csv.reader(io.StringIO(share.to_csv(result))))
+    header, body = rows[0], rows[1:]
+    assert header[:2] == ["rank", "player"] and header[-1] == "total"
+    assert len(header) == 3 + len(games.get(game).categories)
+    assert [r[1] for r in body] == [p.name for p in result.players]
+    for row, p in zip(body, result.players, strict=True):
+        assert int(row[0]) == p.rank and int(row[-1]) == p.total
+        assert sum(int(v) for v in row[2:-1]) == p.total
+
+
+def test_csv_neutralises_formulas_in_names():
+    doc, _ = example("seasons")
+    doc["players"][0]["name"] = "=HYPERLINK(1)"
+    rows = list(csv.reader(io.StringIO(share.to_csv(games.score_text(json.dumps(doc))))))
+    assert rows[1][1] == "'=HYPERLINK(1)"
+
+
+def test_recap_names_the_winner_and_the_tie_break():
+    _, result = example("sunflower-valley")
+    text = share.recap(result)
+    assert text.startswith("Sunflower Valley: Vera wins with 32 points\n")
+    assert "1. Vera: 32 (Houses with sheep +15, Houses without sheep -5" in text
+    assert "Tie-break: tied on 32 points: Vera ahead of Anna on sunflowers (13 vs 12)" in text
+
+
+def test_recap_of_a_shared_win():
+    doc, _ = example("seasons")
+    doc["players"] = [doc["players"][0], dict(doc["players"][0], name="Twin")]
+    text = share.recap(games.score_text(json.dumps(doc)))
+    assert " & " in text.splitlines()[0] and "share the win" in text
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_results_card_is_a_png_with_every_board(game: str):
+    doc, result = example(game)
+    image = Image.open(io.BytesIO(results_card(result, doc)))
+    assert image.format == "PNG" and image.width == 1080
+    if game == "seasons":
+        return  # no board to draw: standings only
+    rows = (len(result.players) + 1) // 2
+    assert image.height > rows * BOARD_BOX[1]
+    # The first board's box is not blank paper.
+    pixels = image.convert("RGB").crop((40, image.height - rows * 420, 530, image.height - 40))
+    assert len(pixels.getcolors(maxcolors=100_000) or []) > 20
+
+
+def test_results_card_draws_cyrillic_names():
+    doc, _ = example("sunflower-valley")
+    doc["players"][0]["name"] = "Аня"
+    result = games.score_text(json.dumps(doc))
+    assert Image.open(io.BytesIO(results_card(result, doc))).size[0] == 1080
+
+
+def test_area_colours_are_stable_and_distinct_for_new_names():
+    assert area_colour("teal") == area_colour("teal")
+    assert area_colour("a1") != area_colour("a2")
