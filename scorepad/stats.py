@@ -1,0 +1,77 @@
+"""Players and history: per-player, per-game statistics over finished tables.
+
+Pure functions of scored :class:`~scorepad.scoring.Result` values, so the web layer can feed
+them from storage and tests can feed them directly. Names are matched case-insensitively
+with surrounding spaces ignored ("anna " and "Anna" are the same recurring player).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from scorepad.scoring import Result
+
+
+def player_key(name: str) -> str:
+    """How a roster recognises a recurring player across tables."""
+    return " ".join(name.split()).casefold()
+
+
+@dataclass
+class GameStats:
+    """One player's record in one game."""
+
+    game: str
+    plays: int = 0
+    wins: int = 0
+    best: int | None = None
+    totals: list[int] = field(default_factory=list)
+    category_sums: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def average(self) -> float:
+        return sum(self.totals) / len(self.totals) if self.totals else 0.0
+
+    @property
+    def category_averages(self) -> dict[str, float]:
+        return {k: v / self.plays for k, v in self.category_sums.items()} if self.plays else {}
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.plays if self.plays else 0.0
+
+
+@dataclass
+class PlayerStats:
+    name: str  # as most recently written
+    games: dict[str, GameStats] = field(default_factory=dict)
+
+    @property
+    def plays(self) -> int:
+        return sum(g.plays for g in self.games.values())
+
+    @property
+    def wins(self) -> int:
+        return sum(g.wins for g in self.games.values())
+
+
+def statistics(results: Iterable[Result]) -> dict[str, PlayerStats]:
+    """Fold finished tables (oldest first) into a roster keyed by :func:`player_key`.
+
+    A shared win counts as a win for each winner; a table counts once per player.
+    """
+    roster: dict[str, PlayerStats] = {}
+    for result in results:
+        for p in result.players:
+            key = player_key(p.name)
+            stats = roster.setdefault(key, PlayerStats(p.name))
+            stats.name = p.name
+            g = stats.games.setdefault(result.game, GameStats(result.game))
+            g.plays += 1
+            g.wins += p.rank == 1
+            g.best = p.total if g.best is None else max(g.best, p.total)
+            g.totals.append(p.total)
+            for k, v in p.categories.items():
+                g.category_sums[k] = g.category_sums.get(k, 0) + v
+    return roster

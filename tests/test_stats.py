@@ -1,0 +1,46 @@
+"""Players and history: statistics over finished tables."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from scorepad import games
+from scorepad.scoring import Result
+from scorepad.stats import player_key, statistics
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def result(game: str, rename: dict[str, str] | None = None) -> Result:
+    doc = json.loads((EXAMPLES / f"{game}.json").read_text())
+    for p in doc["players"]:
+        p["name"] = (rename or {}).get(p["name"], p["name"])
+    return games.score_text(json.dumps(doc))
+
+
+def test_plays_wins_best_and_averages_per_game():
+    sv = result("sunflower-valley")  # Vera 32 wins, Anna 32, Boris 24
+    sv2 = result("sunflower-valley", {"Vera": "Dasha"})
+    roster = statistics([sv, sv2])
+    anna = roster["anna"].games["sunflower-valley"]
+    assert (anna.plays, anna.wins, anna.best, anna.average) == (2, 0, 32, 32.0)
+    assert anna.category_averages["houses_with_sheep"] == 15.0
+    vera = roster["vera"].games["sunflower-valley"]
+    assert (vera.plays, vera.wins, vera.win_rate) == (1, 1, 1.0)
+    assert roster["dasha"].wins == 1
+
+
+def test_players_are_recognised_across_games_and_spelling():
+    roster = statistics([result("seasons"), result("harmonies", {"Anna": " anna "})])
+    assert set(roster["anna"].games) == {"seasons", "harmonies"}
+    assert roster["anna"].plays == 2
+    assert roster["anna"].name == " anna "
+    assert player_key("  Vera   Ivanova ") == "vera ivanova"
+
+
+def test_shared_win_counts_for_each_winner():
+    doc = json.loads((EXAMPLES / "seasons.json").read_text())
+    doc["players"] = [doc["players"][0], dict(doc["players"][0], name="Twin")]
+    roster = statistics([games.score_text(json.dumps(doc))])
+    assert roster["anna"].wins == roster["twin"].wins == 1
