@@ -42,14 +42,24 @@ def sh(*cmd: str | Path, check: bool = True, env: dict[str, str] | None = None) 
     return code
 
 
+#: Extras that include others: an install for ``test`` serves ``web`` and the base too.
+COVERS = {"": ("", "web", "test"), "web": ("web", "test"), "test": ("test",)}
+
+
+def _stamp(extras: str) -> tuple[Path, str]:
+    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + extras.encode()).hexdigest()
+    return VENV / f".stamp-{extras or 'base'}", digest
+
+
 def ensure_venv(extras: str) -> None:
     """Create .venv and install the package with ``extras`` unless already up to date."""
     if not PY.exists():
         venv.create(VENV, with_pip=True)
-    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + extras.encode()).hexdigest()
-    stamp = VENV / f".stamp-{extras or 'base'}"
-    if stamp.exists() and stamp.read_text() == digest:
-        return
+    for covering in COVERS.get(extras, (extras,)):
+        stamp, digest = _stamp(covering)
+        if stamp.exists() and stamp.read_text() == digest:
+            return
+    stamp, digest = _stamp(extras)
     sh(PY, "-m", "pip", "install", "--quiet", "--upgrade", "pip")
     target = f".[{extras}]" if extras else "."
     sh(PY, "-m", "pip", "install", "--quiet", "-e", target)

@@ -283,8 +283,8 @@ def delete_table(table_id: str) -> None:
 Change = Callable[[StoredTable], tuple[dict[str, Any], dict[str, Any]]]
 
 
-#: How often an edit is recomputed when other edits of the same table keep landing first.
-EDIT_ATTEMPTS = 8
+#: Optimistic tries before an edit takes the lock first and recomputes under it.
+OPTIMISTIC_ATTEMPTS = 3
 
 
 def edit_table(table_id: str, change: Change, expected_version: int | None = None) -> StoredTable:
@@ -294,38 +294,50 @@ def edit_table(table_id: str, change: Change, expected_version: int | None = Non
     against edits made from a stale page (:class:`Conflict`). An edit that changes nothing
     stores nothing.
 
-    ``change`` runs outside the write lock, on the table as read; the write then checks that
-    nobody stored a newer version meanwhile, and otherwise runs ``change`` again on that
-    version. So the lock is held only for the few statements that store the result.
+    ``change`` first runs outside the write lock, on the table as read; the write then checks
+    that nobody stored a newer version meanwhile, and otherwise tries again. So the lock is
+    usually held only for the few statements that store the result; when the same table is
+    being edited very fast, the last try computes the change while holding the lock.
     """
-    for _attempt in range(EDIT_ATTEMPTS):
+    for _attempt in range(OPTIMISTIC_ATTEMPTS):
         current = get_table(table_id)
-        if expected_version is not None and expected_version != current.version:
-            raise Conflict("the table changed on another device")
+        _check_version(current, expected_version)
         doc, meta = change(current)
         if doc == current.doc and meta == current.meta:
             return current
         with writing() as conn:
             row = _locked(conn, table_id)
-            if row.version != current.version:
-                continue
-            seq = row.position + 1
-            if row.newest >= seq:  # a new edit after undo: the redo entries go
-                conn.execute(
-                    history.delete().where(history.c.table_id == table_id, history.c.seq >= seq)
-                )
-            conn.execute(
-                history.insert().values(
-                    table_id=table_id, seq=seq, doc=_dumps(doc), meta=_dumps(meta)
-                )
-            )
-            oldest = max(row.oldest, seq - HISTORY_LIMIT)
-            if oldest > row.oldest:
-                conn.execute(
-                    history.delete().where(history.c.table_id == table_id, history.c.seq < oldest)
-                )
-            return _update(conn, row, seq, oldest, seq, doc, meta)
-    raise Conflict("the table is changing too fast; try again")
+            if row.version == current.version:
+                return _store(conn, row, doc, meta)
+    with writing() as conn:
+        row = _locked(conn, table_id)
+        current = _stored(row)
+        _check_version(current, expected_version)
+        doc, meta = change(current)
+        if doc == current.doc and meta == current.meta:
+            return current
+        return _store(conn, row, doc, meta)
+
+
+def _check_version(current: StoredTable, expected: int | None) -> None:
+    if expected is not None and expected != current.version:
+        raise Conflict("the table changed on another device")
+
+
+def _store(
+    conn: Connection, row: sa.Row[Any], doc: dict[str, Any], meta: dict[str, Any]
+) -> StoredTable:
+    """Store ``doc`` as the entry after the current one (dropping any redo entries)."""
+    seq = row.position + 1
+    if row.newest >= seq:
+        conn.execute(history.delete().where(history.c.table_id == row.id, history.c.seq >= seq))
+    conn.execute(
+        history.insert().values(table_id=row.id, seq=seq, doc=_dumps(doc), meta=_dumps(meta))
+    )
+    oldest = max(row.oldest, seq - HISTORY_LIMIT)
+    if oldest > row.oldest:
+        conn.execute(history.delete().where(history.c.table_id == row.id, history.c.seq < oldest))
+    return _update(conn, row, seq, oldest, seq, doc, meta)
 
 
 def undo(table_id: str) -> StoredTable:

@@ -132,7 +132,7 @@ def browser() -> Iterator[Any]:
 def page(browser: Any, live_server: LiveServer) -> Iterator[Any]:
     context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True)
     pg = context.new_page()
-    pg.set_default_timeout(10_000)
+    pg.set_default_timeout(20_000)
     pg.base = live_server.url  # type: ignore[attr-defined]
     errors: list[str] = []
     pg.on("pageerror", lambda e: errors.append(str(e)))

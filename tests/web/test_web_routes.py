@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -312,3 +313,24 @@ def test_too_large_upload_is_readable(client: FlaskClient) -> None:
     big = {"file": (io.BytesIO(b" " * 2_100_000), "big.json")}
     resp = client.post("/import", data=big, content_type="multipart/form-data")
     assert resp.status_code == 413 and "too large" in resp.get_data(as_text=True)
+
+
+def test_check_outlines_the_evidence_of_each_category(
+    app: Flask, client: FlaskClient, table_id: str
+) -> None:
+    tap(client, table_id, p=0, tool="sunflower", q=1, r=0)  # blue area, next to mountain (1, 1)
+    tap(client, table_id, p=0, tool="house", q=0, r=0)
+    tap(client, table_id, p=0, tool="sheep", q=0, r=1)
+    expected = {
+        "sunflower_majority": {(1, 0)},
+        "mountains": {(1, 1), (1, 0)},
+        "houses_with_sheep": {(0, 0), (0, 1)},
+        "residents": {(0, 0)},
+    }
+    for category, hexes in expected.items():
+        form = {"p": "0", "focus": category}
+        html = client.post(f"/t/{table_id}/check", data=form, headers=HX).get_data(as_text=True)
+        marked = set(
+            re.findall(r'<g class="cell[^"]* marked" data-q="(-?\d+)" data-r="(-?\d+)"', html)
+        )
+        assert {(int(q), int(r)) for q, r in marked} == hexes, category

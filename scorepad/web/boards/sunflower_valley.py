@@ -227,7 +227,7 @@ def render_cells(
         q, r, x, y = c["q"], c["r"], c["x"], c["y"]
         classes = "cell" + (" mountain" if c["mountain"] else "")
         classes += " marked" if (q, r) in marked else ""
-        tap = f' data-tap data-q="{q}" data-r="{r}" role="button" tabindex="0"' if tappable else ""
+        tap = ' data-tap role="button" tabindex="0"' if tappable else ""
         item = "mountain" if c["mountain"] else (c["item"] or "")
         if c["mountain"]:
             glyph = (
@@ -248,7 +248,7 @@ def render_cells(
         else:
             glyph = ""
         out.append(
-            f'<g class="{classes}"{tap} data-item="{escape(item)}" '
+            f'<g class="{classes}" data-q="{q}" data-r="{r}"{tap} data-item="{escape(item)}" '
             f'aria-label="{escape(c["label"])}">'
             f'<polygon points="{c["points"]}" fill="{escape(c["fill"])}"/>{glyph}</g>'
         )
@@ -305,7 +305,7 @@ def explain(cv: Any, sheet: Mapping[str, Any], details: Mapping[str, Any]) -> di
         "houses": [p["house"] for p in details.get("pairs", [])],
         "sheep": [p["sheep"] for p in details.get("pairs", [])],
         "unpaired_hexes": details.get("unpaired_houses", []),
-        "mountain_hexes": [m["hex"] for m in details.get("mountains", [])],
+        "mountain_hexes": [m["hex"] for m in details.get("mountains", []) if m["points"]],
         "mountain_sunflowers": [
             s for m in details.get("mountains", []) for s in m.get("sunflowers", [])
         ],
