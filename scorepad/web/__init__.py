@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask, Response, g, request
-from flask_wtf.csrf import CSRFError, CSRFProtect
+from flask_wtf.csrf import CSRFError, CSRFProtect  # type: ignore[import-untyped]
 
 from scorepad.web import db
 from scorepad.web.htmx import error_page, is_htmx

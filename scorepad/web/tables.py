@@ -193,7 +193,9 @@ def check(table_id: str) -> Response:
                 "diff": diff,
             }
         )
-    focus = source.get("focus") or next((r["key"] for r in rows if r["diff"]), None)
+    focus: str | None = source.get("focus") or next(
+        (str(r["key"]) for r in rows if r["diff"]), None
+    )
     if focus not in game.categories:
         focus = None
     board = board_kit.board(stored.doc, stored.meta, player, result, highlight=focus)

@@ -80,7 +80,7 @@ def kits() -> dict[str, BoardKit]:
         if module is None:
             continue
         try:
-            found[name] = import_module(module)  # type: ignore[assignment]
+            found[name] = import_module(module)
         except ModuleNotFoundError as err:
             if err.name != module:
                 raise

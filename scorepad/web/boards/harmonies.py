@@ -211,7 +211,7 @@ def explain(cv: Any, details: Mapping[str, Any]) -> dict[str, Any]:
         for item in details.get(key, []):
             x, y = _at(cv, item["hex"])
             labels.append({"x": x, "y": y, "points": item["points"], "kind": kind})
-    fields = []
+    fields: list[str] = []
     for group in details.get("fields", []):
         if group["points"]:
             fields.extend(cv.points(Hex(*h)) for h in group["hexes"])

@@ -82,7 +82,7 @@ def new_table(form: Mapping[str, str], names: list[str]) -> tuple[dict[str, Any]
     orientation = form.get("orientation", "vertical")
     if orientation not in sm.ORIENTATIONS:
         raise EditRefused("Orientation: choose vertical or horizontal.")
-    rows = list(sm.empty_board(orientation, layout))  # type: ignore[arg-type]
+    rows = list(sm.empty_board(orientation, layout))
     doc = {
         "game": NAME,
         "options": {"layouts": [sm.dump_layout(layout)]},
@@ -279,7 +279,7 @@ def board(
 
 
 def _line_box(orientation: str, line: int) -> dict[str, int]:
-    squares = sm.line_squares(orientation, line)  # type: ignore[arg-type]
+    squares = sm.line_squares(orientation, line)
     rows = [r for r, _ in squares]
     cols = [c for _, c in squares]
     return {
@@ -302,9 +302,9 @@ def evidence(
     orientation: str, details: Mapping[str, Any], category: str | None
 ) -> set[tuple[int, int]]:
     if category == "full_rows":
-        return {s for n in details.get("full_rows", []) for s in sm.line_squares(orientation, n)}  # type: ignore[arg-type]
+        return {s for n in details.get("full_rows", []) for s in sm.line_squares(orientation, n)}
     if category == "partial_row" and details.get("counting_row"):
-        return set(sm.line_squares(orientation, details["counting_row"]))  # type: ignore[arg-type]
+        return set(sm.line_squares(orientation, details["counting_row"]))
     if category == "cleared_burrows":
         return {(int(r), int(c)) for r, c in details.get("cleared_burrows", [])}
     return set()

@@ -415,7 +415,7 @@ def layout_board(data: Mapping[str, Any]) -> dict[str, Any]:
     cv = canvas(hexes, Orientation.FLAT)
     cells = []
     for h in hexes:
-        c = painted.get(tuple(h))
+        c = painted.get((h.q, h.r))
         cx, cy = cv.center(h)
         fill = "#f1f1ee"
         if c is not None:
