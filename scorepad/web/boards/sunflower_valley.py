@@ -396,17 +396,22 @@ def layout_problems(data: Mapping[str, Any]) -> list[str]:
     notes = []
     areas = {k: n for k, n in counts.items() if k != "mountain"}
     if len(areas) != len(AREA_NAMES):
-        notes.append(f"{len(areas)} colour areas painted; a printed sheet has {len(AREA_NAMES)}")
+        notes.append(
+            f"{_count(len(areas), 'colour area')} painted; a printed sheet has {len(AREA_NAMES)}"
+        )
     notes += [
-        f"area {k} has {n} hexes; a printed sheet has {AREA_SIZE} in each area"
+        f"area {k} has {_count(n, 'hex', 'hexes')}; a printed sheet has {AREA_SIZE} in each area"
         for k, n in sorted(areas.items())
         if n != AREA_SIZE
     ]
     if counts.get("mountain", 0) != MOUNTAINS:
-        notes.append(
-            f"{counts.get('mountain', 0)} mountains painted; a printed sheet has {MOUNTAINS}"
-        )
+        mountains = _count(counts.get("mountain", 0), "mountain")
+        notes.append(f"{mountains} painted; a printed sheet has {MOUNTAINS}")
     return notes
+
+
+def _count(n: int, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else many or one + 's'}"
 
 
 def layout_board(data: Mapping[str, Any]) -> dict[str, Any]:
