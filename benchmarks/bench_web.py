@@ -22,6 +22,7 @@ import argparse
 import http.client
 import os
 import re
+import resource
 import socket
 import statistics
 import subprocess
@@ -122,6 +123,11 @@ def start_server(workers: int, database: str) -> tuple[subprocess.Popen[bytes], 
     raise SystemExit("gunicorn did not start")
 
 
+def _cpu(who: int) -> float:
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
+
+
 def pct(values: list[float], p: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
@@ -176,9 +182,11 @@ def main() -> None:
         for t in threads:
             t.join()
         elapsed = time.perf_counter() - start
+        client_cpu = _cpu(resource.RUSAGE_SELF)
     finally:
-        proc.terminate()
-        proc.wait(10)
+        proc.send_signal(15)  # gunicorn's graceful stop: workers exit and are reaped
+        proc.wait(30)
+    server_cpu = _cpu(resource.RUSAGE_CHILDREN)
 
     db = "SQLite (WAL)" if args.database == "sqlite" else "PostgreSQL"
     print(
@@ -193,6 +201,10 @@ def main() -> None:
         f"client latency:  median {statistics.median(seen):6.1f} ms   p95 {pct(seen, 95):6.1f} ms"
     )
     print(f"throughput:      {len(seen) / elapsed:6.1f} taps/s")
+    print(
+        f"CPU per tap:     server {server_cpu / len(seen) * 1000:6.1f} ms   "
+        f"clients {client_cpu / len(seen) * 1000:6.1f} ms (both share the machine's cores)"
+    )
     if errors:
         print(f"{len(errors)} taps failed, first: {errors[0]}")
         sys.exit(1)
