@@ -334,3 +334,18 @@ def test_check_outlines_the_evidence_of_each_category(
             re.findall(r'<g class="cell[^"]* marked" data-q="(-?\d+)" data-r="(-?\d+)"', html)
         )
         assert {(int(q), int(r)) for q, r in marked} == hexes, category
+
+
+def test_results_show_area_majorities_and_residents(client: FlaskClient) -> None:
+    resp = client.post("/import", data={"text": EXAMPLE.read_text(encoding="utf-8")})
+    table_id = resp.headers["Location"].rsplit("/", 1)[1]
+    html = client.get(f"/t/{table_id}/results").get_data(as_text=True)
+    result = engine_result(json.loads(EXAMPLE.read_text(encoding="utf-8")))
+    areas = html[html.index('id="areas"') : html.index('id="residents"')]
+    rows = re.findall(r'<tr><th scope="row">(\w+)</th>.*?<td>([^<]*)</td></tr>', areas)
+    assert dict(rows) == {
+        area: a["winner"] or "nobody (tie)" for area, a in result.extra["areas"].items()
+    }
+    assert 'id="residents"' in html
+    first = result.extra["residents"][0]
+    assert f"{first['name']}: {first['count']} residents" in html
