@@ -24,10 +24,19 @@ POSTGRES = os.environ.get("TEST_POSTGRES_URL")
 DATABASES = ["sqlite"] + (["postgres"] if POSTGRES else [])
 
 
+_postgres_engine: sa.Engine | None = None
+
+
 def _reset_postgres(url: str) -> None:
-    engine = db.make_engine(url)
-    db.metadata.drop_all(engine)
-    engine.dispose()
+    """Empty every table (faster than dropping and creating the schema for each test)."""
+    global _postgres_engine
+    if _postgres_engine is None:
+        _postgres_engine = db.make_engine(url)
+        db.metadata.drop_all(_postgres_engine)
+        db.metadata.create_all(_postgres_engine)
+    names = ", ".join(t.name for t in db.metadata.sorted_tables)
+    with _postgres_engine.begin() as conn:
+        conn.exec_driver_sql(f"TRUNCATE {names}")
 
 
 @pytest.fixture(params=DATABASES)
@@ -38,7 +47,6 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[str]:
     assert POSTGRES
     _reset_postgres(POSTGRES)
     yield POSTGRES
-    _reset_postgres(POSTGRES)
 
 
 def make_app(db_url: str, **extra: Any) -> Flask:
