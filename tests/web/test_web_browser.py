@@ -275,3 +275,40 @@ def test_seasons_two_players(page: Any) -> None:
     assert page.text_content("#winner").strip() == "Winner: Anna"
     table = scores(page)
     assert table["Total"] == {"Anna": str(anna), "Boris": "55"}
+
+
+# --- Layouts -------------------------------------------------------------------------------------
+
+
+def test_paint_a_sheet_layout_then_start_a_table_with_it(page: Any) -> None:
+    from scorepad.games import sunflower_valley as sv
+
+    page.goto(page.base + "/layouts")
+    page.fill("#layouts input[name=name]", "Sheet C")
+    page.click("#layouts button:has-text('Create and paint')")
+    page.wait_for_url(re.compile(r".*/layouts/[\w-]+$"))
+    # The example's shape with every area painted in the next colour, so the table can be
+    # told apart from one on the example layout.
+    turn = {"blue": "green", "green": "orange", "orange": "red", "red": "purple", "purple": "blue"}
+    for cell in sv.example_layout()["cells"]:
+        tool = "mountain" if cell.get("mountain") else turn[cell["area"]]
+        pick(page, tool)
+        hexagon = f'#editor [data-q="{cell["q"]}"][data-r="{cell["r"]}"]'
+        label = page.get_attribute(hexagon, "aria-label")
+        page.click(hexagon)
+        page.wait_for_function(
+            "([sel, old]) => document.querySelector(sel).getAttribute('aria-label') !== old",
+            arg=[hexagon, label],
+        )
+    page.wait_for_selector("#layout-ready")
+    page.goto(page.base + "/new")
+    page.select_option("select[name=layout]", label="Sheet C")
+    page.fill("input[name=name_0]", "Anna")
+    page.click("#new-form button[type=submit]")
+    page.wait_for_url(re.compile(r".*/t/[\w-]+$"))
+    assert page.locator("#editor [data-tap][data-q]").count() == len(sv.example_layout()["cells"])
+    first = sv.example_layout()["cells"][0]
+    label = page.get_attribute(
+        f'#editor [data-q="{first["q"]}"][data-r="{first["r"]}"]', "aria-label"
+    )
+    assert f", {turn[first['area']]}: empty" in label
