@@ -135,9 +135,11 @@ def start_postgres() -> str | None:
     if bindir is None:
         print("note: PostgreSQL is not installed; storage tests run on SQLite only", flush=True)
         return None
-    data = Path(tempfile.mkdtemp(prefix="scorepad-pg-"))
     as_user: list[str] = []
-    if os.geteuid() == 0:  # PostgreSQL refuses to run as root: use its own system user
+    root = os.geteuid() == 0
+    # The postgres user must reach the folder: under /tmp, whatever TMPDIR says.
+    data = Path(tempfile.mkdtemp(prefix="scorepad-pg-", dir="/tmp" if root else None))
+    if root:  # PostgreSQL refuses to run as root: use its own system user
         shutil.chown(data, "postgres", "postgres")
         as_user = ["runuser", "-u", "postgres", "--"]
     port = _free_port()
