@@ -244,3 +244,19 @@ def test_seasons_cards_by_name(app: Flask, client: FlaskClient, seasons: str) ->
     assert field(client, seasons, p=1, action="remove_card", index=0).status_code == 422
     assert tap(client, seasons, p=0, tool="x", q=0, r=0).status_code == 422
     assert client.get(f"/t/{seasons}/search?q=zzzzqq").status_code == 200
+
+
+def test_imported_seasons_table_without_optional_keys(app: Flask, client: FlaskClient) -> None:
+    text = '{"game": "seasons", "players": [{"name": "Anna", "crystals": 10}]}'
+    table_id = client.post("/import", data={"text": text}).headers["Location"].rsplit("/", 1)[1]
+    assert client.get(f"/t/{table_id}").status_code == 200
+    assert field(client, table_id, p=0, action="remove_card", index=0).status_code == 422
+    card_id = next(iter(seasons_cards()))
+    assert field(client, table_id, p=0, action="add_card", card=card_id).status_code == 200
+    assert stored_doc(app, table_id)["players"][0]["cards_in_play"] == [card_id]
+
+
+def seasons_cards() -> list[int]:
+    from scorepad.games import seasons as ss
+
+    return sorted(ss.CARDS)

@@ -55,6 +55,7 @@ def set_field(
     doc: dict[str, Any], meta: dict[str, Any], player: int, form: Mapping[str, str]
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     new, sorcerer = with_player_copy(doc, player)
+    in_play: list[int] = sorcerer.setdefault("cards_in_play", [])
     action = form.get("action", "")
     if action == "counts":
         for key, (label, low, high) in COUNTS.items():
@@ -70,12 +71,13 @@ def set_field(
         card_id = int_field(form, "card", 0, 10**6, "Card")
         if card_id not in ss.CARDS:
             raise EditRefused(f"There is no power card {card_id}.")
-        if len(sorcerer["cards_in_play"]) >= MAX_CARDS_IN_PLAY:
+        if len(in_play) >= MAX_CARDS_IN_PLAY:
             raise EditRefused(f"At most {MAX_CARDS_IN_PLAY} cards in play.")
-        sorcerer["cards_in_play"].append(card_id)
+        in_play.append(card_id)
     elif action == "remove_card":
-        index = int_field(form, "index", 0, len(sorcerer["cards_in_play"]) - 1, "Card")
-        sorcerer["cards_in_play"].pop(index)
+        if not in_play:
+            raise EditRefused("There is no card in play to remove.")
+        in_play.pop(int_field(form, "index", 0, len(in_play) - 1, "Card"))
     else:
         raise EditRefused("Unknown change.")
     return new, meta
