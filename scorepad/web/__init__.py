@@ -69,6 +69,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(editor.bp)
     app.register_blueprint(layouts.bp)
     _register_errors(app)
+    _warm_up(app)
 
     @app.before_request
     def _clock() -> None:
@@ -87,6 +88,20 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         return resp
 
     return app
+
+
+def _warm_up(app: Flask) -> None:
+    """Import the engines (scipy and all) and compile the templates now, not per request.
+
+    Under ``gunicorn --preload`` this happens once in the master, and the forked workers
+    share it; otherwise each worker would pay seconds of imports on its first taps.
+    """
+    from scorepad.web.boards import kits
+
+    kits()
+    if not app.testing:
+        for name in app.jinja_env.list_templates(extensions=("html",)):
+            app.jinja_env.get_template(name)
 
 
 def _instance_secret(instance: Path) -> str:

@@ -16,12 +16,11 @@ from typing import Any
 
 from flask import Blueprint, Response, request
 
-from scorepad import games
 from scorepad.boardfile import BoardError
 from scorepad.games import Game
 from scorepad.scoring import Result
 from scorepad.web import db
-from scorepad.web.boards import BoardKit, EditRefused, kit, player_index
+from scorepad.web.boards import BoardKit, EditRefused, game, kit, player_index
 from scorepad.web.htmx import page_or_fragment
 
 bp = Blueprint("editor", __name__)
@@ -33,7 +32,7 @@ def game_and_kit(stored: db.StoredTable) -> tuple[Game, BoardKit]:
     board_kit = kit(stored.game)
     if board_kit is None:
         raise db.NotFound("no editor for this game")
-    return games.get(stored.game), board_kit
+    return game(stored.game), board_kit
 
 
 def scored(game: Game, doc: dict[str, Any], parsed: Any = None) -> tuple[Result | None, list[str]]:
@@ -51,12 +50,12 @@ def editor_context(
     kind: str = "error",
     parsed: Any = None,
 ) -> dict[str, Any]:
-    game, board_kit = game_and_kit(stored)
-    result, problems = scored(game, stored.doc, parsed)
+    engine, board_kit = game_and_kit(stored)
+    result, problems = scored(engine, stored.doc, parsed)
     return {
         "table": stored,
         "sheet_tag": sheet_tag(stored.doc, player),
-        "game": game,
+        "game": engine,
         "kit": board_kit,
         "player": player,
         "names": [p["name"] for p in stored.doc["players"]],
@@ -136,13 +135,13 @@ def _edit(table_id: str, change: Change) -> Response:
 
     def apply(stored: db.StoredTable) -> tuple[dict[str, Any], dict[str, Any]]:
         nonlocal player, parsed
-        game, board_kit = game_and_kit(stored)
+        engine, board_kit = game_and_kit(stored)
         player = player_index(stored.doc, request.form.get("p"))
         if seen and seen != sheet_tag(stored.doc, player):
             raise db.Conflict("the sheet changed on another device")
         doc, meta = change(board_kit, stored, player)
         try:
-            parsed = game.parse(doc)
+            parsed = engine.parse(doc)
         except BoardError as err:
             raise EditRefused(_sentence(err.problems)) from None
         return doc, meta

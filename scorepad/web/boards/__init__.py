@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 from importlib import import_module
 from typing import Any, Protocol
 
@@ -72,8 +73,12 @@ _MODULES = {
 }
 
 
+@cache
 def kits() -> dict[str, BoardKit]:
-    """Editors for every game whose engine has landed, in the registry's order."""
+    """Editors for every game whose engine is installed, in the registry's order.
+
+    Looked up once per process (the callers never change the dict).
+    """
     found: dict[str, BoardKit] = {}
     for name in games.available():
         module = _MODULES.get(name)
@@ -89,6 +94,12 @@ def kits() -> dict[str, BoardKit]:
 
 def kit(name: str) -> BoardKit | None:
     return kits().get(name)
+
+
+@cache
+def game(name: str) -> games.Game:
+    """The engine of a game, looked up once per process."""
+    return games.get(name)
 
 
 def int_field(form: Mapping[str, str], key: str, low: int, high: int, label: str) -> int:
