@@ -51,11 +51,12 @@ def decode(data: bytes, target_side: int = 2000) -> np.ndarray:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
-            image = Image.open(io.BytesIO(data), formats=FORMATS)
+            image = Image.open(io.BytesIO(data), formats=_formats())
             width, height = image.size
             if width * height > MAX_PIXELS:
                 raise PhotoError(
-                    f"the photo has too many pixels ({width}x{height}; at most {MAX_PIXELS // 10**6} MP)"
+                    f"the photo has too many pixels ({width}x{height}; "
+                    f"at most {MAX_PIXELS // 10**6} MP)"
                 )
             if min(width, height) < MIN_SIDE:
                 raise PhotoError(f"the photo is too small ({width}x{height}); take it closer")
@@ -82,6 +83,12 @@ def decode(data: bytes, target_side: int = 2000) -> np.ndarray:
         size = (max(1, round(image.size[0] * scale)), max(1, round(image.size[1] * scale)))
         image = image.resize(size, Image.Resampling.BILINEAR, reducing_gap=2.0)
     return np.asarray(image, dtype=np.uint8)
+
+
+def _formats() -> list[str]:
+    """The accepted formats that this Pillow build (and its plug-ins) can open."""
+    Image.init()
+    return [f for f in FORMATS if f in Image.OPEN]
 
 
 def _first_line(err: BaseException) -> str:

@@ -29,7 +29,7 @@ from scorepad.vision.decode import PhotoError
 #: Where the grid may lie on the rectified sheet (fractions of its height): below the
 #: header band, above the residents tally.
 GRID_TOP, GRID_BOTTOM = 0.1, 0.86
-MIN_SIZE, MAX_SIZE = 22.0, 110.0  # hex size (centre to corner) in rectified pixels
+MIN_SIZE, MAX_SIZE = 35.0, 110.0  # hex size (centre to corner) in rectified pixels
 
 V = TypeVar("V")
 
@@ -81,7 +81,11 @@ class Lattice:
         cx, cy = self.layout.to_pixel(h)
         k = span * self.size / crop
         patch = np.array(
-            [[k, 0, cx - span * self.size / 2 + k / 2], [0, k, cy - span * self.size / 2 + k / 2], [0, 0, 1]]
+            [
+                [k, 0, cx - span * self.size / 2 + k / 2],
+                [0, k, cy - span * self.size / 2 + k / 2],
+                [0, 0, 1],
+            ]
         )
         return self.homography @ patch
 
@@ -145,7 +149,7 @@ def lattice_vectors(edges: np.ndarray) -> tuple[Orientation, float, float]:
 
 
 def _peak_near(patch: np.ndarray, y: float, x: float, r: int = 3) -> float:
-    yi, xi = int(round(y)), int(round(x))
+    yi, xi = round(y), round(x)
     if not (r <= yi < patch.shape[0] - r and r <= xi < patch.shape[1] - r):
         return 0.0
     return float(patch[yi - r : yi + r + 1, xi - r : xi + r + 1].max())
@@ -162,18 +166,23 @@ class Probe:
 
 
 def probe(layout: Layout, hexes: Iterable[Hex]) -> Probe:
+    """Sample points of the given hexes. The lattice is the same around every hex, so the
+    side midpoints and edge points of hex (0, 0) are worked out once and moved to each
+    centre."""
     hexes = list(hexes)
-    centres = np.array([layout.to_pixel(h) for h in hexes])
-    sides = np.array([[layout.side_midpoint(h, d) for d in range(6)] for h in hexes])
-    corners = np.array([layout.corners(h) for h in hexes])  # (n, 6, 2)
-    # The edge across side d runs between two corners; find them by nearness to its midpoint.
+    zero = Layout(layout.orientation, layout.size)
+    centres = np.array([layout.to_pixel(h) for h in hexes]).reshape(-1, 2)
+    home = np.array(zero.to_pixel(Hex(0, 0)))
+    sides0 = np.array([zero.side_midpoint(Hex(0, 0), d) for d in range(6)]) - home
+    corners0 = np.array(zero.corners(Hex(0, 0))) - home
     t = np.linspace(0.2, 0.8, 5)
-    edge_points = np.empty((len(hexes), 6, len(t), 2))
+    edges0 = np.empty((6, len(t), 2))
     for d in range(6):
-        dist = np.linalg.norm(corners - sides[:, d : d + 1, :], axis=2)
-        a, b = np.argsort(dist[0])[:2]
-        pa, pb = corners[:, a], corners[:, b]
-        edge_points[:, d] = pa[:, None, :] + t[None, :, None] * (pb - pa)[:, None, :]
+        # The edge across side d runs between the two corners nearest its midpoint.
+        a, b = np.argsort(np.linalg.norm(corners0 - sides0[d], axis=1))[:2]
+        edges0[d] = corners0[a] + t[:, None] * (corners0[b] - corners0[a])
+    sides = centres[:, None, :] + sides0[None]
+    edge_points = centres[:, None, None, :] + edges0[None]
     return Probe(hexes, centres, sides, edge_points)
 
 
@@ -200,7 +209,9 @@ def fit(edges: np.ndarray, orientation: Orientation, size: float, theta: float) 
     base = probe(layout, spiral(Hex(0, 0), reach))
     centre_of_image = np.array([w / 2, h / 2])
 
-    def score(params: np.ndarray) -> float:
+    wide = cv2.GaussianBlur(edges, (0, 0), max(1.5, 0.08 * size))
+
+    def score(params: np.ndarray, edges: np.ndarray = edges) -> float:
         s, th, sx, sy = params
         c, sn = math.cos(th), math.sin(th)
         rot = np.array([[c, -sn], [sn, c]]) * (s / size)
@@ -219,12 +230,12 @@ def fit(edges: np.ndarray, orientation: Orientation, size: float, theta: float) 
     c, sn = math.cos(theta), math.sin(theta)
     rot = np.array([[c, -sn], [sn, c]])
     best, best_value = np.zeros(4), -np.inf
-    steps = 14
+    steps = 20
     for i in range(steps):
         for j in range(steps):
             shift = rot @ ((i / steps) * v1 + (j / steps) * v2)
             params = np.array([size, theta, shift[0], shift[1]])
-            value = score(params)
+            value = score(params, wide)
             if value > best_value:
                 best, best_value = params, value
     scale = np.array([size * 0.02, 0.01, size * 0.1, size * 0.1])
@@ -236,7 +247,7 @@ def fit(edges: np.ndarray, orientation: Orientation, size: float, theta: float) 
     )
     s, th, sx, sy = best + result.x * scale
     # Re-express for a layout of size s: layout points scale by s / size already.
-    origin = centre_of_image + (sx, sy)
+    origin = centre_of_image + np.array([sx, sy])
     return Lattice.similar(orientation, float(s), float(th), (float(origin[0]), float(origin[1])))
 
 
@@ -273,9 +284,7 @@ def _candidates(edges: np.ndarray, lattice: Lattice, top: float, bottom: float) 
         & (cens[:, 1] < bottom)
     )
     keep = np.flatnonzero(inside)
-    return Probe(
-        [hexes[i] for i in keep], p.centres[keep], p.sides[keep], p.edge_points[keep]
-    )
+    return Probe([hexes[i] for i in keep], p.centres[keep], p.sides[keep], p.edge_points[keep])
 
 
 def refine(edges: np.ndarray, lattice: Lattice, p: Probe, strong: np.ndarray) -> Lattice:
@@ -297,17 +306,34 @@ def refine(edges: np.ndarray, lattice: Lattice, p: Probe, strong: np.ndarray) ->
         k = int(np.argmax(on - 0.5 * off))
         src.append(p.centres[i])
         dst.append(centre + offsets[k])
-    homography, _ = cv2.findHomography(
-        np.array(src), np.array(dst), cv2.RANSAC, 0.12 * lattice.size
-    )
-    if homography is None:
+    src_a, dst_a = np.array(src), np.array(dst)
+    homography, inliers = cv2.findHomography(src_a, dst_a, cv2.RANSAC, 0.12 * lattice.size)
+    if homography is None or inliers.sum() < max(6, 0.5 * len(src)):
         return lattice
-    return Lattice(lattice.orientation, lattice.size, homography)
+    refined = Lattice(lattice.orientation, lattice.size, homography)
+    # A refinement moves hexes a little; a wild fit (few, collinear points) is refused.
+    moved = np.linalg.norm(refined.to_image(p.centres) - lattice.to_image(p.centres), axis=1)
+    if moved.max() > 0.5 * lattice.size:
+        return lattice
+    return refined
 
 
-def printed_cells(edges: np.ndarray, lattice: Lattice, top: float, bottom: float) -> Grid:
-    """The hexes with a printed outline all round, as one connected group; the lattice is
-    refined twice on them."""
+def print_map(sheet: np.ndarray) -> np.ndarray:
+    """1 where the sheet shows print colour (saturated, or clearly darker than the paper
+    around it), 0 on bare paper."""
+    hsv = cv2.cvtColor(sheet, cv2.COLOR_RGB2HSV)
+    value = hsv[..., 2].astype(np.float32)
+    white = cv2.dilate(cv2.resize(value, None, fx=0.25, fy=0.25), np.ones((25, 25), np.uint8))
+    white = cv2.resize(cv2.GaussianBlur(white, (0, 0), 4), (value.shape[1], value.shape[0]))
+    colour = (hsv[..., 1] > 60) | (value < 0.8 * white)
+    return cv2.blur(colour.astype(np.float32), (5, 5))
+
+
+def printed_cells(
+    edges: np.ndarray, lattice: Lattice, top: float, bottom: float, printed: np.ndarray
+) -> Grid:
+    """The hexes with a printed outline (nearly) all round, or a printed fill and part of
+    an outline, as one connected group; the lattice is refined on them first."""
     for _ in range(3):
         p = _candidates(edges, lattice, top, bottom)
         strength = _support(edges, lattice, p)
@@ -318,7 +344,12 @@ def printed_cells(edges: np.ndarray, lattice: Lattice, top: float, bottom: float
     strength = _support(edges, lattice, p)
     level = np.percentile(strength, 90) if len(strength) else 1.0
     support = (strength > 0.35 * level).sum(axis=1)
-    chosen = {hx for hx, n in zip(p.hexes, support, strict=True) if n >= 5}
+    inner = p.centres[:, None, :] + 0.45 * (p.sides - p.centres[:, None, :])
+    fill = sample(printed, lattice.to_image(np.concatenate([inner, p.centres[:, None]], axis=1)))
+    filled = fill.mean(axis=1) > 0.85
+    chosen = {
+        hx for hx, n, f in zip(p.hexes, support, filled, strict=True) if n >= 5 or (n >= 3 and f)
+    }
     if not chosen:
         raise PhotoError("no hex grid found on the sheet")
     group = max(components(chosen), key=len)
@@ -340,7 +371,7 @@ def _normal_map(group: Iterable[Hex], orientation: Orientation) -> dict[Hex, Hex
 
 def find_grid(sheet: np.ndarray) -> Grid:
     """The printed hex grid of an upright sheet image."""
-    h, w = sheet.shape[:2]
+    h, _w = sheet.shape[:2]
     edges = outline_map(sheet)
     top, bottom = int(h * GRID_TOP), int(h * GRID_BOTTOM)
     region = edges[top:bottom]
@@ -348,7 +379,7 @@ def find_grid(sheet: np.ndarray) -> Grid:
     first = fit(region, orientation, size, theta)
     moved = np.array([[1, 0, 0], [0, 1, top], [0, 0, 1.0]]) @ first.homography
     lattice = Lattice(first.orientation, first.size, moved)
-    grid = printed_cells(edges, lattice, float(top), float(bottom))
+    grid = printed_cells(edges, lattice, float(top), float(bottom), print_map(sheet))
     if len(grid.cells) < 7:
         raise PhotoError("no hex grid found on the sheet")
     return grid

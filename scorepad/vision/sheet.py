@@ -8,6 +8,7 @@ way the phone was held, upside down included), and warp again to the upright por
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import cv2
@@ -19,6 +20,7 @@ from scorepad.vision.decode import PhotoError
 SHEET_WIDTH = 800
 SHEET_HEIGHT = 1128
 FIND_SIDE = 640  # long side of the copy used to find the outline
+REFINE = True
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,7 @@ def candidate_outlines(rgb: np.ndarray, limit: int = 6) -> list[np.ndarray]:
     small = cv2.GaussianBlur(small, (5, 5), 0)
     hsv = cv2.cvtColor(small, cv2.COLOR_RGB2HSV)
     whiteness = cv2.subtract(hsv[..., 2], cv2.multiply(hsv[..., 1], 1.2))
+    sh, sw = small.shape[:2]
     level, _ = cv2.threshold(whiteness, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     high = float(np.percentile(whiteness, 99.5))
     masks = [
@@ -50,8 +53,14 @@ def candidate_outlines(rgb: np.ndarray, limit: int = 6) -> list[np.ndarray]:
         for t in sorted({int(v) for v in (level, *np.linspace(level, high - 10, 6)[1:])})
     ]
     masks += _flood_masks(small, whiteness)
+    for fraction in (0.35, 0.6):  # brighter than the table around it, even in a shadow
+        block = int(max(sh, sw) * fraction) | 1
+        masks.append(
+            cv2.adaptiveThreshold(
+                whiteness, 1, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, block, -12
+            )
+        )
     k = max(3, round(min(small.shape[:2]) / 60)) | 1
-    sh, sw = small.shape[:2]
     scored: list[tuple[float, np.ndarray]] = []
     for mask in masks:
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
@@ -71,6 +80,9 @@ def candidate_outlines(rgb: np.ndarray, limit: int = 6) -> list[np.ndarray]:
             fill = area / max(cv2.contourArea(quad.astype(np.float32)), 1.0)
             scored.append((area * min(fill, 1 / fill) ** 4, quad))
     scored.sort(key=lambda t: -t[0])
+    edges = cv2.Canny(cv2.cvtColor(small, cv2.COLOR_RGB2GRAY), 30, 90)
+    if REFINE:
+        scored = [(v, refine_quad(edges, q)) for v, q in scored]
     unique: list[np.ndarray] = []
     for _, quad in scored:
         if all(np.abs(order_corners(quad) - order_corners(u)).max() > 4 for u in unique):
@@ -93,7 +105,7 @@ def _flood_masks(small: np.ndarray, whiteness: np.ndarray) -> list[np.ndarray]:
             break
         mask = np.zeros((sh + 2, sw + 2), np.uint8)
         flags = 4 | cv2.FLOODFILL_MASK_ONLY | (255 << 8)
-        cv2.floodFill(small.copy(), mask, (x, y), (0, 0, 0), (3, 3, 3), (3, 3, 3), flags)
+        cv2.floodFill(small.copy(), mask, (x, y), (0, 0, 0), (4, 4, 4), (4, 4, 4), flags)
         region = mask[1:-1, 1:-1]
         masks.append((region > 0).astype(np.uint8))
         taken |= cv2.dilate(mask, np.ones((15, 15), np.uint8))
@@ -101,8 +113,13 @@ def _flood_masks(small: np.ndarray, whiteness: np.ndarray) -> list[np.ndarray]:
 
 
 def _quadrilateral(contour: np.ndarray) -> np.ndarray:
-    """The four corners of a convex outline, by simplifying its hull."""
+    """The four corners of an outline: the four-sided polygon around its hull that adds the
+    least area (OpenCV's approxPolyN where available), else a simplified hull."""
     hull = cv2.convexHull(contour)
+    if hasattr(cv2, "approxPolyN") and len(hull) >= 4:
+        quad = cv2.approxPolyN(hull, 4, ensure_convex=True)
+        if quad is not None and len(quad.reshape(-1, 2)) == 4:
+            return quad.reshape(4, 2).astype(np.float64)
     perimeter = cv2.arcLength(hull, True)
     for eps in (0.01, 0.02, 0.03, 0.045, 0.06, 0.08):
         approx = cv2.approxPolyDP(hull, eps * perimeter, True)
@@ -110,8 +127,50 @@ def _quadrilateral(contour: np.ndarray) -> np.ndarray:
             return approx.reshape(4, 2).astype(np.float64)
         if len(approx) < 4:
             break
-    rect = cv2.minAreaRect(hull)
-    return cv2.boxPoints(rect).astype(np.float64)
+    return cv2.boxPoints(cv2.minAreaRect(hull)).astype(np.float64)
+
+
+def refine_quad(edges: np.ndarray, quad: np.ndarray, band: float = 0.012) -> np.ndarray:
+    """Snap each side of a rough quadrilateral onto the straight paper edge near it (edge
+    pixels within a band around the side, robust line fit), then intersect the sides."""
+    quad = order_corners(quad)
+    ys, xs = np.nonzero(edges)
+    points = np.stack([xs, ys], axis=1).astype(np.float64)
+    lines = []
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        length = float(np.linalg.norm(b - a))
+        if length < 10 or len(points) == 0:
+            return quad
+        direction = (b - a) / length
+        normal = np.array([-direction[1], direction[0]])
+        rel = points - a
+        along = rel @ direction
+        across = rel @ normal
+        near = (np.abs(across) < band * length) & (along > 0.1 * length) & (along < 0.9 * length)
+        if near.sum() < 0.3 * length:
+            lines.append((a, direction))
+            continue
+        vx, vy, x0, y0 = cv2.fitLine(
+            points[near].astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01
+        ).ravel()
+        fitted = np.array([vx, vy], float)
+        if abs(float(fitted @ direction)) < math.cos(math.radians(8)):
+            lines.append((a, direction))
+        else:
+            lines.append((np.array([x0, y0], float), fitted))
+    corners = []
+    for i in range(4):
+        (p1, d1), (p2, d2) = lines[i - 1], lines[i]
+        m = np.array([d1, -d2]).T
+        if abs(np.linalg.det(m)) < 1e-6:
+            return quad
+        t = np.linalg.solve(m, p2 - p1)
+        corners.append(p1 + t[0] * d1)
+    refined = np.array(corners)
+    if np.abs(refined - quad).max() > 0.1 * np.ptp(quad, axis=0).max():
+        return quad  # the fit ran off: keep the rough corners
+    return refined
 
 
 def order_corners(quad: np.ndarray) -> np.ndarray:

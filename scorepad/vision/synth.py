@@ -26,6 +26,7 @@ import numpy as np
 
 from scorepad.games.sunflower_valley import RAIL_ORIENTATIONS, example_layout
 from scorepad.hexgrid import Hex, Layout, Orientation, bounding_box, neighbors, spiral
+from scorepad.vision.lattice import normalise_hexes
 
 ITEMS = ("house", "sheep", "sunflower", "super-sunflower", "rail")
 
@@ -49,16 +50,6 @@ SHEET_ASPECT = 1.41  # portrait: height / width
 
 
 # --- layouts ---------------------------------------------------------------------------------
-
-
-def normalise_hexes(hexes: dict[Hex, Any], orientation: Orientation) -> dict[Hex, Any]:
-    """Shift coordinates so the leftmost hex of the top row is (0, 0) (the recogniser's
-    convention when no layout is given; the bundled example layout follows it too)."""
-    grid = Layout(orientation, 1.0)
-    top = min(round(grid.to_pixel(h)[1], 3) for h in hexes)
-    row = [h for h in hexes if round(grid.to_pixel(h)[1], 3) == top]
-    first = min(row, key=lambda h: grid.to_pixel(h)[0])
-    return {Hex(h.q - first.q, h.r - first.r): v for h, v in hexes.items()}
 
 
 def block_shape(rng: np.random.Generator, orientation: Orientation, count: int = 30) -> list[Hex]:
@@ -197,8 +188,8 @@ class Style:
             super_mark=int(rng.integers(5)),
             rail=int(rng.integers(5)),
             scale=float(rng.uniform(0.55, 0.9)),
-            width=float(rng.uniform(0.025, 0.07)),
-            pressure=float(rng.uniform(0.35, 0.9)),
+            width=float(rng.uniform(0.035, 0.08)),
+            pressure=float(rng.uniform(0.4, 0.9)),
             wobble=float(rng.uniform(0.0, 0.06)),
             jitter=float(rng.uniform(0.0, 0.18)),
             overflow=float(rng.uniform(0.0, 0.25)),
@@ -343,11 +334,11 @@ def super_strokes(variant: int, mark: int, rng: np.random.Generator) -> list[Str
                     (0.55 * math.cos(a), 0.55 * math.sin(a)),
                 )
             )
-    elif mark == 2:  # a star in the centre
+    elif mark == 2:  # a big star over the centre
         pts = []
         for k in range(11):
             a = -math.pi / 2 + math.pi * k / 5
-            rad = 0.13 if k % 2 == 0 else 0.05
+            rad = 0.3 if k % 2 == 0 else 0.12
             pts.append((rad * math.cos(a), rad * math.sin(a)))
         strokes.append(np.array(pts))
     elif mark == 3:  # sparkles around it
@@ -422,7 +413,7 @@ def render_sheet(
 ) -> PrintedSheet:
     """The printed sheet at ``width`` pixels, with the player's pencil drawings."""
     rng = np.random.default_rng([seed, 19])
-    height = int(round(width * SHEET_ASPECT))
+    height = round(width * SHEET_ASPECT)
     paper = np.array([250, 248, 240]) - rng.uniform(0, 12, 3)
     img = np.empty((height, width, 3), np.uint8)
     img[:] = paper.astype(np.uint8)
@@ -462,7 +453,7 @@ def render_sheet(
         k: np.clip(np.array(v) + rng.normal(0, 10, 3), 30, 255) for k, v in AREA_COLOURS.items()
     }
     outline = tuple(int(v) for v in rng.choice([(40, 40, 40), (70, 55, 40), (30, 50, 70)]))
-    thickness = max(1, int(round(size * rng.uniform(0.035, 0.07))))
+    thickness = max(1, round(size * rng.uniform(0.035, 0.07)))
     mountain_fill = np.array([150, 140, 128]) + rng.uniform(-15, 15, 3)
     for h, c in hexes.items():
         pts = np.array(grid.corners(h), np.float64)
@@ -607,7 +598,7 @@ def _draw_strokes(
     slant: float,
 ) -> None:
     """Pencil strokes in hex units around ``centre``: wobble, pressure, sketchy doubling."""
-    width = max(1, int(round(style.width * unit)))
+    width = max(1, round(style.width * unit))
     for stroke in strokes:
         passes = 2 if rng.random() < style.sketchy else 1
         for _ in range(passes):
@@ -699,8 +690,8 @@ def photograph(
     """A JPEG photo of the sheet in the scene; also returns the sheet corners in the photo
     (top-left, top-right, bottom-right, bottom-left of the printed sheet)."""
     rng = np.random.default_rng([seed, 29])
-    w = int(round(math.sqrt(megapixels * 1e6 * 4 / 3)))
-    h = int(round(w * 3 / 4))
+    w = round(math.sqrt(megapixels * 1e6 * 4 / 3))
+    h = round(w * 3 / 4)
     if rng.random() < 0.3:
         w, h = h, w
     img = background(scene.background, h, w, rng)
@@ -716,7 +707,7 @@ def photograph(
 
     sh, sw = sheet.image.shape[:2]
     src = np.array([[0, 0], [sw, 0], [sw, sh], [0, sh]], np.float32)
-    fit = scene.coverage * min(w, h) / max(sw, sh) * (1.0 if h > w else 1.0)
+    fit = scene.coverage * min(w, h) / max(sw, sh)
     angle = math.radians(scene.angle)
     rot = np.array([[math.cos(angle), -math.sin(angle)], [math.sin(angle), math.cos(angle)]])
     centred = (src - [sw / 2, sh / 2]) * fit
@@ -826,3 +817,71 @@ def sample(split: tuple[int, int], index: int, megapixels: float = 3.0) -> Sampl
     sheet = render_sheet(layout, drawing, style, max(sheet_width, 500), base)
     jpeg, corners = photograph(sheet, scene, megapixels, base)
     return Sample(jpeg, layout, drawing, corners, sheet.orientation, style_seed, scene_seed)
+
+
+# --- grading a recognition against the truth ---------------------------------------------------
+
+
+@dataclass
+class Grade:
+    """Per-photo counts for the benchmark and the training script."""
+
+    cells: int = 0
+    right: int = 0
+    mountain_right: int = 0
+    area_cells: int = 0
+    area_right: int = 0
+    item_cells: int = 0
+    item_right: int = 0
+    rails: int = 0
+    rail_sides_right: int = 0
+    flagged: int = 0
+    silent: int = 0
+
+    def add(self, other: Grade) -> None:
+        for k in self.__dataclass_fields__:
+            setattr(self, k, getattr(self, k) + getattr(other, k))
+
+
+def grade(result: dict[str, Any], truth: Sample, with_layout: bool = False) -> Grade:
+    """Compare a recognition (formats.md shape) with the truth, cell by cell. Without a
+    layout, area names are the recogniser's own: each is mapped to the true area most of its
+    hexes have (consistent naming is all the contract asks)."""
+    want = truth.truth_cells()
+    got = {Hex(c["q"], c["r"]): c for c in result["player"]["cells"]}
+    flagged = {Hex(c["q"], c["r"]) for c in result["confidence"] if c["flagged"]}
+    mapping: dict[str, str] = {}
+    if not with_layout:
+        votes: dict[str, dict[str, int]] = {}
+        for h, c in got.items():
+            t = want.get(h)
+            if c.get("area") and t and t.get("area"):
+                votes.setdefault(c["area"], {}).setdefault(t["area"], 0)
+                votes[c["area"]][t["area"]] += 1
+        mapping = {k: max(v, key=lambda a: v[a]) for k, v in votes.items()}
+    g = Grade()
+    for h, t in want.items():
+        c = got.get(h, {})
+        g.cells += 1
+        mountain_ok = bool(c) and bool(c.get("mountain")) == bool(t.get("mountain"))
+        g.mountain_right += mountain_ok
+        area_ok = item_ok = sides_ok = True
+        if not t.get("mountain"):
+            g.area_cells += 1
+            g.item_cells += 1
+            area = (
+                mapping.get(c.get("area", ""), c.get("area")) if not with_layout else c.get("area")
+            )
+            area_ok = bool(c) and area == t["area"]
+            item_ok = bool(c) and c.get("item") == t.get("item")
+            g.area_right += area_ok
+            g.item_right += item_ok
+            if t.get("item") == "rail":
+                g.rails += 1
+                sides_ok = sorted(c.get("sides", [])) == sorted(t["sides"])
+                g.rail_sides_right += sides_ok
+        ok = mountain_ok and area_ok and item_ok and sides_ok
+        g.right += ok
+        g.flagged += h in flagged
+        g.silent += (not ok) and h not in flagged
+    return g

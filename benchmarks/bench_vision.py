@@ -1,0 +1,161 @@
+"""Benchmark of photo recognition on the frozen synthetic test set (issue 7).
+
+    nice -n 10 .venv/bin/python benchmarks/bench_vision.py [--photos 200] [--large 20]
+
+The test photos come from the TEST seed range of ``scorepad.vision.synth``: drawing styles,
+scenes and layouts that training and calibration never saw (``docs/vision.md``). Prints:
+sheets found, cell accuracy (area, mountain, item), rail side accuracy, silent errors (wrong
+and not flagged), flagged cells, sheets right before any correction, latency p50/p95 for
+3 MP and 12 MP JPEGs on one core, and the peak memory of one 12 MP recognition.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from multiprocessing import Pool
+from pathlib import Path
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from scorepad.vision import synth  # noqa: E402
+from scorepad.vision.decode import PhotoError  # noqa: E402
+from scorepad.vision.recognize import recognize  # noqa: E402
+
+CACHE = Path("/tmp/scorepad-vision-test")
+
+
+def _make(args: tuple[int, float]) -> Path:
+    index, megapixels = args
+    path = CACHE / f"test-{index}-{megapixels}.jpg"
+    if not path.exists():
+        path.write_bytes(synth.sample(synth.TEST, index, megapixels).jpeg)
+    return path
+
+
+def photos(count: int, megapixels: float) -> list[Path]:
+    """The frozen test photos (generated once from their seeds, then cached)."""
+    CACHE.mkdir(exist_ok=True)
+    with Pool(2) as pool:
+        return pool.map(_make, [(i, megapixels) for i in range(count)], chunksize=4)
+
+
+def truth(index: int) -> synth.Sample:
+    # The truth does not depend on the resolution; 0.3 MP renders it quickly.
+    return synth.sample(synth.TEST, index, 0.3)
+
+
+def accuracy(count: int, with_layout: bool) -> tuple[synth.Grade, int, int, list[float]]:
+    total = synth.Grade()
+    found = right_sheets = 0
+    seconds = []
+    for i, path in enumerate(photos(count, 3.0)):
+        t = truth(i)
+        layout = {"name": "test", "cells": t.layout["cells"]} if with_layout else None
+        start = time.perf_counter()
+        try:
+            result = recognize(path.read_bytes(), layout=layout)
+        except PhotoError:
+            empty = {"player": {"cells": []}, "confidence": []}
+            total.add(synth.grade(empty, t, with_layout))
+            continue
+        finally:
+            seconds.append(time.perf_counter() - start)
+        found += 1
+        g = synth.grade(result, t, with_layout)
+        right_sheets += g.right == g.cells
+        total.add(g)
+    return total, found, right_sheets, seconds
+
+
+def pct(a: int, b: int) -> str:
+    return f"{100 * a / max(b, 1):6.2f} %  ({a}/{b})"
+
+
+def latency(count: int, megapixels: float) -> list[float]:
+    seconds = []
+    for path in photos(count, megapixels):
+        data = path.read_bytes()
+        start = time.perf_counter()
+        with contextlib.suppress(PhotoError):
+            recognize(data)
+        seconds.append(time.perf_counter() - start)
+    return seconds
+
+
+def peak_memory(path: Path) -> float:
+    """Peak resident memory (MB) of a fresh process recognising one photo."""
+    code = (
+        "import resource, sys\n"
+        "from scorepad.vision.recognize import recognize\n"
+        "try:\n    recognize(open(sys.argv[1], 'rb').read())\nexcept Exception:\n    pass\n"
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+    )
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(path)], capture_output=True, text=True, env=env, check=True
+    )
+    return int(out.stdout.strip()) / 1024
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--photos", type=int, default=200)
+    parser.add_argument("--large", type=int, default=20, help="12 MP photos for latency")
+    parser.add_argument("--layout", action="store_true", help="also run with the layout given")
+    parser.add_argument("--json", help="also write the figures to this file")
+    args = parser.parse_args()
+    cv2.setNumThreads(1)
+    figures: dict[str, object] = {}
+    modes = [False, True] if args.layout else [False]
+    for with_layout in modes:
+        g, found, right, seconds = accuracy(args.photos, with_layout)
+        name = "with layout" if with_layout else "without layout"
+        print(f"== {args.photos} test photos (3 MP), {name}")
+        print(f"sheets found            {pct(found, args.photos)}")
+        print(f"cells right             {pct(g.right, g.cells)}")
+        print(f"  area                  {pct(g.area_right, g.area_cells)}")
+        print(f"  mountain              {pct(g.mountain_right, g.cells)}")
+        print(f"  item                  {pct(g.item_right, g.item_cells)}")
+        print(f"  rail sides            {pct(g.rail_sides_right, g.rails)}")
+        print(f"silent errors           {pct(g.silent, g.cells)}")
+        print(f"flagged cells           {pct(g.flagged, g.cells)}")
+        print(f"sheets right as is      {pct(right, args.photos)}")
+        p50, p95 = np.percentile(seconds, [50, 95])
+        print(f"latency 3 MP            p50 {p50:.3f} s  p95 {p95:.3f} s")
+        figures[name] = {
+            **g.__dict__,
+            "found": found,
+            "sheets_right": right,
+            "p50": p50,
+            "p95": p95,
+        }
+    if args.large:
+        seconds = latency(args.large, 12.0)
+        p50, p95 = np.percentile(seconds, [50, 95])
+        print(f"latency 12 MP ({args.large} photos) p50 {p50:.3f} s  p95 {p95:.3f} s")
+        figures["12mp"] = {"p50": p50, "p95": p95}
+        mb = peak_memory(photos(1, 12.0)[0])
+        print(f"peak memory, one 12 MP recognition (whole process): {mb:.0f} MB")
+        figures["peak_mb"] = mb
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"(benchmark process peak {own:.0f} MB)")
+    if args.json:
+        Path(args.json).write_text(json.dumps(figures, indent=1, default=float))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,290 @@
+"""Reading each hex: its printed colour or mountain, and the pencil drawn in it.
+
+Every hex is resampled from the photo into a small square patch aligned with the layout
+(through the sheet's and the lattice's homographies, so the pencil is resampled once). Colours
+are divided by the local paper white, which takes out colour casts, uneven light and most
+of a shadow. The pencil is what is darker than the hex's own print colour.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import cv2
+import numpy as np
+from scipy.cluster.hierarchy import fcluster, linkage
+from scipy.optimize import linear_sum_assignment
+
+from scorepad.games.sunflower_valley import RAIL_ORIENTATIONS
+from scorepad.hexgrid import Hex, Layout, Orientation
+from scorepad.vision.lattice import Grid, Lattice
+
+PATCH = 64  # patch side in pixels
+SPAN = 2.0  # patch side in hex sizes (centre-to-corner distances)
+
+#: Typical printed colours (RGB, on white paper) of the colour words areas are named by.
+COLOUR_WORDS: dict[str, tuple[int, int, int]] = {
+    "yellow": (240, 215, 90),
+    "orange": (242, 160, 80),
+    "red": (225, 95, 95),
+    "pink": (235, 140, 190),
+    "purple": (165, 130, 210),
+    "blue": (110, 165, 225),
+    "green": (120, 190, 110),
+    "brown": (170, 120, 80),
+    "grey": (170, 170, 170),
+}
+
+
+@dataclass
+class CellReading:
+    """What one hex shows: patch, fill colour and ink map, all in layout-aligned patch space."""
+
+    hex: Hex
+    patch: np.ndarray  # float32 RGB, paper white = 1
+    fill: np.ndarray  # RGB, paper white = 1
+    ink: np.ndarray  # float32 PATCH x PATCH, 0..1, outside the hex = 0
+
+
+def paper_white(sheet: np.ndarray, grid: Grid) -> np.ndarray:
+    """The paper's colour everywhere on the rectified sheet (float RGB, low resolution):
+    paper pixels around the grid, interpolated across the printed hexes."""
+    small = cv2.resize(
+        sheet, (sheet.shape[1] // 8, sheet.shape[0] // 8), interpolation=cv2.INTER_AREA
+    )
+    hole = np.zeros(small.shape[:2], np.uint8)
+    layout = grid.lattice.layout
+    for raw in grid.raw.values():
+        corners = grid.lattice.to_image(np.array(layout.corners(raw))) / 8
+        cv2.fillPoly(hole, [np.round(corners).astype(np.int32)], 255)
+    hole = cv2.dilate(hole, np.ones((5, 5), np.uint8))
+    hsv = cv2.cvtColor(small, cv2.COLOR_RGB2HSV)
+    local = cv2.dilate(hsv[..., 2], np.ones((9, 9), np.uint8))
+    not_paper = (hsv[..., 1] > 60) | (hsv[..., 2] < 0.8 * local)
+    hole[not_paper] = 255
+    filled = cv2.inpaint(small, hole, 6, cv2.INPAINT_TELEA)
+    return cv2.GaussianBlur(filled.astype(np.float32), (0, 0), 2.0)
+
+
+@lru_cache(maxsize=4)
+def hex_mask(orientation: Orientation, shrink: float = 0.9) -> np.ndarray:
+    """The hex's inside (shrunk to keep the printed outline out) in patch pixels."""
+    unit = Layout(orientation, 1.0)
+    corners = np.array(unit.corners(Hex(0, 0))) * shrink
+    pts = (corners + SPAN / 2) / SPAN * PATCH - 0.5
+    mask = np.zeros((PATCH, PATCH), np.uint8)
+    cv2.fillPoly(mask, [np.round(pts * 16).astype(np.int32)], 1, cv2.LINE_AA, shift=4)
+    return mask.astype(bool)
+
+
+def read_cells(
+    photo: np.ndarray, to_photo: np.ndarray, sheet: np.ndarray, grid: Grid
+) -> list[CellReading]:
+    """Patches, fills and ink maps of every printed hex."""
+    white = paper_white(sheet, grid)
+    in_photo = Lattice(
+        grid.lattice.orientation, grid.lattice.size, to_photo @ grid.lattice.homography
+    )
+    inside = hex_mask(grid.lattice.orientation)
+    readings = []
+    for h, raw in grid.raw.items():
+        m = in_photo.patch_map(raw, PATCH, SPAN)
+        patch = cv2.warpPerspective(
+            photo,
+            m,
+            (PATCH, PATCH),
+            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+            borderMode=cv2.BORDER_REPLICATE,
+        ).astype(np.float32)
+        x, y = grid.cells[h]
+        wx = min(max(int(x / 8), 0), white.shape[1] - 1)
+        wy = min(max(int(y / 8), 0), white.shape[0] - 1)
+        paper = np.maximum(white[wy, wx], 20.0)
+        patch /= paper
+        lum = patch.mean(axis=2)
+        values = lum[inside]
+        bright = values >= np.percentile(values, 55)
+        fill = np.median(patch[inside][bright], axis=0)
+        ink = np.clip(1.0 - lum / max(float(fill.mean()), 0.05), 0, 1)
+        ink = np.where(inside, np.clip((ink - 0.06) / 0.5, 0, 1), 0).astype(np.float32)
+        readings.append(CellReading(h, patch, fill, ink))
+    return readings
+
+
+# --- mountains and areas -------------------------------------------------------------------------
+
+
+def chroma(fill: np.ndarray) -> float:
+    return float(fill.max() - fill.min())
+
+
+def to_lab(rgb01: np.ndarray) -> np.ndarray:
+    pixels = np.clip(np.asarray(rgb01, np.float32).reshape(-1, 1, 3), 0, 1.2) / 1.2
+    return cv2.cvtColor(pixels, cv2.COLOR_RGB2Lab).reshape(-1, 3)
+
+
+def cluster_areas(
+    fills: np.ndarray, areas: int = 5, distance: float = 14.0
+) -> tuple[np.ndarray, np.ndarray]:
+    """Group area hexes by printed colour; returns labels and each hex's probability of
+    belonging to its group rather than the next nearest.
+
+    A Sunflower Valley sheet has five colour areas of five hexes (rules digest), so with
+    25 area hexes the groups are exactly five of five (nearest colours by assignment);
+    otherwise average-linkage groups in Lab, cut at ``distance``."""
+    lab = to_lab(fills)
+    n = len(lab)
+    if n == 0:
+        return np.zeros(0, int), np.zeros(0)
+    if n == 1:
+        return np.zeros(1, int), np.ones(1)
+    if n == areas * areas:
+        labels = fcluster(linkage(lab, "average"), areas, criterion="maxclust") - 1
+        for _ in range(4):  # balanced refinement: each colour takes exactly `areas` hexes
+            centres = np.array(
+                [
+                    lab[labels == k].mean(axis=0) if (labels == k).any() else lab[0]
+                    for k in range(areas)
+                ]
+            )
+            cost = np.linalg.norm(lab[:, None, :] - centres[None, :, :], axis=2)
+            rows, slots = linear_sum_assignment(np.repeat(cost, areas, axis=1))
+            new = np.empty(n, int)
+            new[rows] = slots // areas
+            if (new == labels).all():
+                break
+            labels = new
+    else:
+        labels = fcluster(linkage(lab, "average"), distance, criterion="distance") - 1
+    groups = labels.max() + 1
+    centres = np.array([lab[labels == k].mean(axis=0) for k in range(groups)])
+    d = np.linalg.norm(lab[:, None, :] - centres[None, :, :], axis=2)
+    own = d[np.arange(n), labels]
+    d[np.arange(n), labels] = np.inf
+    other = d.min(axis=1) if groups > 1 else np.full(n, np.inf)
+    sigma = 10.0
+    p = 1 / (1 + np.exp(-(other**2 - own**2) / (2 * sigma**2)))
+    return labels, p
+
+
+def name_areas(fills: np.ndarray, labels: np.ndarray) -> dict[int, str]:
+    """A colour word for each group, each word used once (nearest words by assignment)."""
+    groups = sorted(set(labels.tolist()))
+    means = to_lab(np.array([fills[labels == k].mean(axis=0) for k in groups]))
+    words = list(COLOUR_WORDS)
+    refs = to_lab(np.array([COLOUR_WORDS[w] for w in words], np.float32) / 245.0)
+    cost = np.linalg.norm(means[:, None, :] - refs[None, :, :], axis=2)
+    rows, cols = linear_sum_assignment(cost)
+    names = {groups[r]: words[c] for r, c in zip(rows, cols, strict=True)}
+    for k in groups:  # more groups than words: number the rest
+        names.setdefault(k, f"area {k + 1}")
+    return names
+
+
+# --- rails ---------------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=4)
+def rail_templates(orientation: Orientation) -> np.ndarray:
+    """One blurred track per legal rail orientation, in patch pixels: (9, PATCH, PATCH)."""
+    unit = Layout(orientation, 1.0)
+    out = []
+    t = np.linspace(0, 1, 32)[:, None]
+    for a, b in RAIL_ORIENTATIONS:
+        pa = np.array(unit.side_midpoint(Hex(0, 0), a))
+        pb = np.array(unit.side_midpoint(Hex(0, 0), b))
+        path = (1 - t) ** 2 * pa + t**2 * pb  # a curve pulled through the centre
+        pts = (path + SPAN / 2) / SPAN * PATCH - 0.5
+        img = np.zeros((PATCH, PATCH), np.float32)
+        cv2.polylines(
+            img,
+            [np.round(pts * 16).astype(np.int32)],
+            False,
+            1.0,
+            int(PATCH * 0.09),
+            cv2.LINE_AA,
+            shift=4,
+        )
+        img = cv2.GaussianBlur(img, (0, 0), PATCH * 0.02)
+        out.append(img / img.sum())
+    return np.stack(out)
+
+
+def rail_scores(ink: np.ndarray, orientation: Orientation) -> np.ndarray:
+    """How much ink lies along each of the nine legal tracks, beyond the hex's average."""
+    templates = rail_templates(orientation)
+    inside = hex_mask(orientation)
+    mean = float(ink[inside].mean())
+    return (templates * ink[None]).sum(axis=(1, 2)) - mean
+
+
+# --- features ----------------------------------------------------------------------------------
+
+
+def features(ink: np.ndarray, fill: np.ndarray, orientation: Orientation) -> np.ndarray:
+    """A fixed-length description of one hex for the symbol classifier: the ink map at low
+    resolution, stroke directions, ink by ring, the best rail fits, the print colour."""
+    small = cv2.resize(ink, (16, 16), interpolation=cv2.INTER_AREA).ravel()
+    gx = cv2.Sobel(ink, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(ink, cv2.CV_32F, 0, 1, ksize=3)
+    mag = np.hypot(gx, gy)
+    ang = (np.arctan2(gy, gx) % math.pi) / math.pi * 8
+    bins = np.minimum(ang.astype(int), 7)
+    hog = np.zeros((4, 4, 8), np.float32)
+    cell = PATCH // 4
+    for i in range(4):
+        for j in range(4):
+            sl = (slice(i * cell, (i + 1) * cell), slice(j * cell, (j + 1) * cell))
+            hog[i, j] = np.bincount(bins[sl].ravel(), weights=mag[sl].ravel(), minlength=8)[:8]
+    hog = hog.ravel() / (np.linalg.norm(hog) + 1e-3)
+    rings = ring_ink(ink)
+    total = float(ink.mean())
+    rails = np.sort(rail_scores(ink, orientation))[::-1]
+    strokes = (ink > 0.35).astype(np.uint8)
+    n_parts, _, stats, _ = cv2.connectedComponentsWithStats(strokes, connectivity=8)
+    big = int((stats[1:, cv2.CC_STAT_AREA] >= 6).sum()) if n_parts > 1 else 0
+    colour = [chroma(fill), float(fill.mean())]
+    extra = np.array([total, big / 10, *rails * 50, *rings, *colour])
+    return np.concatenate([small, hog, extra]).astype(np.float32)
+
+
+@lru_cache(maxsize=1)
+def _rings() -> np.ndarray:
+    yy, xx = np.mgrid[0:PATCH, 0:PATCH]
+    radius = np.hypot(xx - PATCH / 2 + 0.5, yy - PATCH / 2 + 0.5) / (PATCH / 2)
+    return np.minimum((radius / 0.125).astype(int), 8)
+
+
+def ring_ink(ink: np.ndarray) -> np.ndarray:
+    """Mean ink in eight rings from the centre outwards."""
+    rings = _rings()
+    sums = np.bincount(rings.ravel(), weights=ink.ravel(), minlength=9)[:8]
+    counts = np.bincount(rings.ravel(), minlength=9)[:8]
+    return np.asarray(sums / np.maximum(counts, 1))
+
+
+def sheet_features(
+    inks: list[np.ndarray], fills: list[np.ndarray], orientation: Orientation
+) -> np.ndarray:
+    """Per-hex features plus the hex compared with the rest of the same sheet: one player
+    draws in one style, so a super sunflower carries more ink (and more of it far from the
+    centre) than the same player's sunflowers, whatever that style is."""
+    own = np.array([features(i, f, orientation) for i, f in zip(inks, fills, strict=True)])
+    totals = np.array([float(i.mean()) for i in inks])
+    outer = np.array([float(ring_ink(i)[4:].mean()) for i in inks])
+    drawn = totals > 0.02
+    ref_total = float(np.median(totals[drawn])) if drawn.any() else 0.05
+    ref_outer = float(np.median(outer[drawn])) if drawn.any() else 0.02
+    high_total = float(np.percentile(totals[drawn], 85)) if drawn.any() else 0.1
+    context = np.stack(
+        [
+            totals / max(ref_total, 1e-3),
+            outer / max(ref_outer, 1e-3),
+            totals / max(high_total, 1e-3),
+            np.full(len(inks), ref_total * 10),
+        ],
+        axis=1,
+    )
+    return np.concatenate([own, context], axis=1).astype(np.float32)

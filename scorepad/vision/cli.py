@@ -1,0 +1,83 @@
+"""``scorepad recognize PHOTO --game GAME [--layout LAYOUT.json]`` (``shared/formats.md``,
+"Recognising a photo"): prints one player's part of a board file with a probability per cell.
+Bad photos and bad layouts exit 2 with one line on stderr, never a traceback.
+
+Wiring into ``scorepad/cli.py``::
+
+    from scorepad.vision import cli as vision_cli
+    vision_cli.add_parser(sub)            # after the "score" sub-parser
+    ...
+    if args.command == "recognize":
+        return vision_cli.run(args)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from scorepad.boardfile import BoardError
+
+GAMES = ("sunflower-valley", "harmonies", "spring-meadow", "seasons")
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``recognize`` sub-command to the main parser's sub-parsers."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "recognize", help="recognise a photo of a sheet (prints board-file cells as JSON)"
+    )
+    parser.add_argument("photo", help="photo file: JPEG, PNG or WebP (HEIC with pillow-heif)")
+    parser.add_argument("--game", required=True, choices=GAMES)
+    parser.add_argument("--layout", help="layout JSON ({'name', 'cells'}) to fit the sheet onto")
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    """Recognise ``args.photo``; print the JSON result. Returns the exit code."""
+    try:
+        # Imported here: OpenCV loads only for this command, and a missing extra is a
+        # readable message rather than a traceback.
+        from scorepad.vision.decode import PhotoError
+        from scorepad.vision.recognize import recognize
+    except ImportError as err:
+        print(
+            "scorepad: photo recognition needs the vision extra "
+            f"(pip install 'scorepad[vision]'): {err}",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        data = _read(args.photo, "photo")
+        layout = _layout(args.layout) if args.layout else None
+        result = recognize(data, game=args.game, layout=layout)
+    except BoardError as err:
+        print(f"scorepad: {_one_line(err)}", file=sys.stderr)
+        return 2
+    except PhotoError as err:
+        print(f"scorepad: {args.photo}: {_one_line(err)}", file=sys.stderr)
+        return 2
+    print(json.dumps(result, indent=1, ensure_ascii=False))
+    return 0
+
+
+def _layout(path: str) -> Any:
+    try:
+        return json.loads(_read(path, "layout"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise BoardError([f"the layout {path} is not JSON ({err})"]) from None
+
+
+def _read(path: str, what: str) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError as err:
+        raise BoardError([f"cannot read the {what} {path}: {err.strerror}"]) from None
+
+
+def _one_line(err: Exception) -> str:
+    if isinstance(err, BoardError):
+        return " ".join("; ".join(err.problems).split())
+    return " ".join(str(err).split())

@@ -1,0 +1,73 @@
+"""The pencil-symbol classifier at run time: a small multilayer perceptron trained with
+scikit-learn by ``tools/vision/train.py`` and stored as plain arrays in
+``scorepad/vision/models/symbols.npz`` (no pickles: loading runs no code)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from io import BytesIO
+
+import numpy as np
+
+CLASSES = ("empty", "house", "sheep", "sunflower", "super-sunflower", "rail", "mountain")
+MODEL_FILE = "symbols.npz"
+
+
+@dataclass(frozen=True)
+class SymbolModel:
+    """Standardise, ReLU hidden layers, softmax with a calibrated temperature."""
+
+    mean: np.ndarray
+    scale: np.ndarray
+    weights: tuple[np.ndarray, ...]
+    biases: tuple[np.ndarray, ...]
+    temperature: float  # item softmax temperature (calibrated on validation photos)
+    rail_temperature: float  # rail-side softmax temperature
+    flag_below: float  # cells whose probability is below this are flagged
+
+    def probabilities(self, x: np.ndarray) -> np.ndarray:
+        """Class probabilities (n, len(CLASSES)) for feature rows x (n, d)."""
+        h = (np.asarray(x, np.float64) - self.mean) / self.scale
+        for w, b in zip(self.weights[:-1], self.biases[:-1], strict=True):
+            h = np.maximum(h @ w + b, 0.0)
+        logits = (h @ self.weights[-1] + self.biases[-1]) / self.temperature
+        logits -= logits.max(axis=1, keepdims=True)
+        e = np.exp(logits)
+        return np.asarray(e / e.sum(axis=1, keepdims=True))
+
+    def to_bytes(self) -> bytes:
+        arrays: dict[str, np.ndarray] = {
+            "mean": self.mean,
+            "scale": self.scale,
+            "calibration": np.array([self.temperature, self.rail_temperature, self.flag_below]),
+        }
+        for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
+            arrays[f"w{i}"] = w.astype(np.float32)
+            arrays[f"b{i}"] = b.astype(np.float32)
+        buffer = BytesIO()
+        np.savez_compressed(buffer, **arrays)  # type: ignore[arg-type]
+        return buffer.getvalue()
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> SymbolModel:
+        with np.load(BytesIO(data), allow_pickle=False) as z:
+            n = sum(1 for k in z.files if k.startswith("w"))
+            t, rt, flag = (float(v) for v in z["calibration"])
+            return cls(
+                mean=z["mean"],
+                scale=z["scale"],
+                weights=tuple(z[f"w{i}"].astype(np.float64) for i in range(n)),
+                biases=tuple(z[f"b{i}"].astype(np.float64) for i in range(n)),
+                temperature=t,
+                rail_temperature=rt,
+                flag_below=flag,
+            )
+
+
+@lru_cache(maxsize=1)
+def load() -> SymbolModel:
+    """The committed model (read once per process)."""
+    data = resources.files("scorepad.vision.models").joinpath(MODEL_FILE).read_bytes()
+    return SymbolModel.from_bytes(data)

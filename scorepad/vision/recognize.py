@@ -1,0 +1,237 @@
+"""``recognize(image_bytes, game, layout)``: a phone photo of a Sunflower Valley sheet to one
+player's board-file cells, with a probability per cell and the cells to check flagged
+(``shared/formats.md``, "Recognising a photo")."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from scorepad.boardfile import BoardError
+from scorepad.games import sunflower_valley as sv
+from scorepad.hexgrid import Hex
+from scorepad.vision import cells as cellread
+from scorepad.vision import model as symbols
+from scorepad.vision.decode import PhotoError, decode
+from scorepad.vision.lattice import Grid, find_grid
+from scorepad.vision.sheet import Rectified, candidate_outlines, rectify
+
+SUPPORTED = ("sunflower-valley",)
+WORK_SIDE = 2000  # long side of the decoded photo we work on
+FULL_SHEET = 30  # hexes on a sheet (5 areas of 5, 5 mountains): such a grid is taken at once
+
+
+@dataclass
+class Reading:
+    """Everything the recogniser concluded about one hex (before the board-file shape)."""
+
+    hex: Hex
+    mountain: bool
+    area: str | None
+    item: str | None
+    sides: tuple[int, int] | None
+    p: float
+    parts: dict[str, float] = field(default_factory=dict)
+
+    def cell(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"q": self.hex.q, "r": self.hex.r}
+        if self.mountain:
+            out["mountain"] = True
+            return out
+        out["area"] = self.area
+        if self.item:
+            out["item"] = self.item
+        if self.item == "rail" and self.sides:
+            out["sides"] = list(self.sides)
+        return out
+
+
+@dataclass
+class Recognition:
+    """The full result: readings plus how the sheet was found (for the web and benchmark)."""
+
+    readings: list[Reading]
+    orientation: str
+    corners: list[list[float]]
+    seconds: float
+    flag_below: float
+
+    def to_json(self, game: str = "sunflower-valley") -> dict[str, Any]:
+        ordered = sorted(self.readings, key=lambda r: (r.hex.q, r.hex.r))
+        return {
+            "game": game,
+            "player": {"cells": [r.cell() for r in ordered]},
+            "confidence": [
+                {
+                    "q": r.hex.q,
+                    "r": r.hex.r,
+                    "p": round(r.p, 3),
+                    "flagged": bool(r.p < self.flag_below),
+                }
+                for r in ordered
+            ],
+            "seconds": round(self.seconds, 3),
+        }
+
+
+def recognize(
+    image_bytes: bytes, game: str = "sunflower-valley", layout: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """The photo's sheet as ``{"game", "player": {"cells"}, "confidence", "seconds"}``.
+
+    Raises :class:`PhotoError` (one readable line) for a file that is not an image, is
+    truncated or too large, or shows no recognisable sheet; BoardError for a bad layout."""
+    return analyse(image_bytes, game, layout).to_json(game)
+
+
+def analyse(
+    image_bytes: bytes, game: str = "sunflower-valley", layout: Mapping[str, Any] | None = None
+) -> Recognition:
+    """Like :func:`recognize`, keeping the details."""
+    start = time.perf_counter()
+    if game not in SUPPORTED:
+        raise PhotoError(
+            f"recognising {game!r} photos is not supported yet (only sunflower-valley)"
+        )
+    parsed = sv.parse_layout(dict(layout)) if layout is not None else None
+    photo = decode(image_bytes, WORK_SIDE)
+    rectified, grid = locate(photo)
+    readings = read(photo, rectified, grid)
+    if parsed is not None:
+        readings = constrain(readings, parsed)
+    model = symbols.load()
+    corners = rectified.corners.tolist()
+    return Recognition(
+        readings=readings,
+        orientation=grid.lattice.orientation.value,
+        corners=corners,
+        seconds=time.perf_counter() - start,
+        flag_below=model.flag_below,
+    )
+
+
+def locate(photo: np.ndarray) -> tuple[Rectified, Grid]:
+    """The sheet and its hex grid. Candidate outlines are tried in turn; a grid of a whole
+    sheet's worth of well-outlined hexes is taken at once, otherwise the best one seen."""
+    problem = "no sheet found in the photo: photograph the whole sheet, flat, on a darker table"
+    best: tuple[float, Rectified, Grid] | None = None
+    for quad in candidate_outlines(photo):
+        try:
+            rectified = rectify(photo, quad)
+            grid = find_grid(rectified.image)
+        except PhotoError as err:
+            problem = str(err)
+            continue
+        support = float(np.mean(list(grid.outline_support.values())))
+        n = len(grid.cells)
+        quality = support * min(n, FULL_SHEET) - max(0, n - FULL_SHEET)
+        if n == FULL_SHEET and support >= 0.9:
+            return rectified, grid
+        if best is None or quality > best[0]:
+            best = (quality, rectified, grid)
+    if best is None:
+        raise PhotoError(problem)
+    return best[1], best[2]
+
+
+def read(photo: np.ndarray, rectified: Rectified, grid: Grid) -> list[Reading]:
+    """Mountain, area, item and rail sides of every hex, each with its probability."""
+    orientation = grid.lattice.orientation
+    found = cellread.read_cells(photo, rectified.to_photo, rectified.image, grid)
+    model = symbols.load()
+    feats = cellread.sheet_features([c.ink for c in found], [c.fill for c in found], orientation)
+    probs = model.probabilities(feats)
+    mountain_col = symbols.CLASSES.index("mountain")
+    mountain_p = probs[:, mountain_col]
+    mountains = mountain_p >= 0.5
+    area_idx = np.flatnonzero(~mountains)
+    fills = np.array([found[i].fill for i in area_idx]).reshape(-1, 3)
+    labels, area_p = cellread.cluster_areas(fills)
+    names = cellread.name_areas(fills, labels) if len(area_idx) else {}
+    readings = []
+    for i, c in enumerate(found):
+        m = float(mountain_p[i])
+        if mountains[i]:
+            readings.append(Reading(c.hex, True, None, None, None, m, {"mountain": m}))
+            continue
+        k = int(np.searchsorted(area_idx, i))
+        items = probs[i].copy()
+        items[mountain_col] = 0.0
+        best = int(np.argmax(items))
+        item = symbols.CLASSES[best]
+        parts = {"area": float(area_p[k]), "item": float(items[best])}
+        sides = None
+        if item == "rail":
+            scores = cellread.rail_scores(c.ink, orientation) * 100 / model.rail_temperature
+            e = np.exp(scores - scores.max())
+            side_p = e / e.sum()
+            j = int(np.argmax(side_p))
+            sides = sv.RAIL_ORIENTATIONS[j]
+            parts["sides"] = float(side_p[j])
+        p = float(np.prod(list(parts.values())))
+        name = names[int(labels[k])]
+        readings.append(
+            Reading(c.hex, False, name, None if item == "empty" else item, sides, p, parts)
+        )
+    return readings
+
+
+def constrain(readings: list[Reading], layout: sv.Layout) -> list[Reading]:
+    """Fit the photo's hexes onto a known layout: the translation that best agrees on hexes,
+    mountains and colour areas; the layout's own names and mountains win, and any hex where
+    the photo disagrees with the layout is flagged (probability lowered)."""
+    want = {c.hex: c for c in layout.cells}
+    got = {r.hex: r for r in readings}
+    best: tuple[float, Hex] | None = None
+    for w in want:
+        for g in got:
+            t = Hex(w.q - g.q, w.r - g.r)
+            value = _agreement(got, want, t)
+            if best is None or value > best[0]:
+                best = (value, t)
+    if best is None:
+        raise BoardError(["the layout has no cells"])
+    t = best[1]
+    moved = {Hex(h.q + t.q, h.r + t.r): r for h, r in got.items()}
+    out = []
+    for h, cell in want.items():
+        r = moved.get(h)
+        if r is None:  # the photo did not show this hex
+            out.append(Reading(h, cell.mountain, cell.area, None, None, 0.0, {"missing": 0.0}))
+            continue
+        parts = dict(r.parts)
+        parts.pop("area", None)
+        agree = r.mountain == cell.mountain
+        parts["layout"] = 1.0 if agree else 0.2
+        if cell.mountain:
+            out.append(Reading(h, True, None, None, None, parts["layout"], parts))
+            continue
+        p = float(np.prod(list(parts.values())))
+        item = r.item if not r.mountain else None
+        sides = r.sides if item == "rail" else None
+        out.append(Reading(h, False, cell.area, item, sides, p if not r.mountain else 0.0, parts))
+    return out
+
+
+def _agreement(got: Mapping[Hex, Reading], want: Mapping[Hex, Any], t: Hex) -> float:
+    overlap = 0.0
+    pairs: Counter[tuple[str, str]] = Counter()
+    for h, r in got.items():
+        cell = want.get(Hex(h.q + t.q, h.r + t.r))
+        if cell is None:
+            continue
+        overlap += 1
+        if bool(cell.mountain) == r.mountain:
+            overlap += 1
+        if not cell.mountain and not r.mountain and r.area:
+            pairs[(r.area, cell.area)] += 1
+    best_per_area: dict[str, int] = {}
+    for (mine, theirs), n in pairs.items():
+        del theirs
+        best_per_area[mine] = max(best_per_area.get(mine, 0), n)
+    return overlap + sum(best_per_area.values()) * 0.5

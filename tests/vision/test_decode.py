@@ -1,0 +1,77 @@
+"""Safe decoding: EXIF orientation, limits against decompression bombs, clear errors."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from scorepad.vision.decode import MAX_BYTES, PhotoError, decode
+
+
+def jpeg(width: int, height: int, exif_orientation: int | None = None) -> bytes:
+    img = Image.new("RGB", (width, height), (200, 30, 30))
+    img.paste((30, 30, 200), (0, 0, width // 2, height // 4))  # a blue block top-left
+    out = io.BytesIO()
+    if exif_orientation:
+        exif = Image.Exif()
+        exif[0x0112] = exif_orientation
+        img.save(out, "JPEG", exif=exif.tobytes())
+    else:
+        img.save(out, "JPEG")
+    return out.getvalue()
+
+
+def test_plain_jpeg_decodes_to_rgb():
+    rgb = decode(jpeg(640, 480))
+    assert rgb.shape == (480, 640, 3) and rgb.dtype == np.uint8
+
+
+def test_exif_orientation_is_applied():
+    # Orientation 6: the camera was turned; the upright picture is 480 wide and 640 tall.
+    rgb = decode(jpeg(640, 480, exif_orientation=6))
+    assert rgb.shape[:2] == (640, 480)
+    # The blue block (top-left as stored) ends up top-right after the 90-degree turn.
+    assert rgb[20, -20, 2] > 150 and rgb[20, 20, 0] > 150
+
+
+def test_large_jpeg_is_decoded_reduced():
+    rgb = decode(jpeg(4000, 3000), target_side=2000)
+    assert max(rgb.shape[:2]) <= 2100
+
+
+def test_not_an_image():
+    with pytest.raises(PhotoError, match="not a JPEG, PNG or WebP"):
+        decode(b"%PDF-1.4 this is a document, not a photo" * 10)
+
+
+def test_truncated_jpeg():
+    data = jpeg(800, 600)
+    with pytest.raises(PhotoError, match="damaged or truncated"):
+        decode(data[: len(data) // 2])
+
+
+def test_empty_file():
+    with pytest.raises(PhotoError, match="empty"):
+        decode(b"")
+
+
+def test_too_many_pixels_is_refused_before_decoding():
+    # A 1-bit 10000 x 9000 PNG is tiny on disk but 90 MP once decoded: a decompression bomb.
+    out = io.BytesIO()
+    Image.new("1", (10_000, 9_000)).save(out, "PNG")
+    assert len(out.getvalue()) < 200_000
+    with pytest.raises(PhotoError, match="too many pixels"):
+        decode(out.getvalue())
+
+
+def test_too_many_bytes():
+    with pytest.raises(PhotoError, match="too large"):
+        decode(b"\xff\xd8" + bytes(MAX_BYTES))
+
+
+def test_too_small():
+    with pytest.raises(PhotoError, match="too small"):
+        decode(jpeg(200, 150))

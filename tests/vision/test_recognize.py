@@ -1,0 +1,134 @@
+"""End to end: photo bytes to the formats.md shape, with and without a layout."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from scorepad.games import sunflower_valley as sv
+from scorepad.hexgrid import Hex
+from scorepad.vision import cli, synth
+from scorepad.vision.decode import PhotoError
+from scorepad.vision.recognize import recognize
+
+INDICES = (0, 1, 2)
+
+
+@pytest.fixture(scope="module")
+def results(photo):
+    return {i: recognize(photo(i).jpeg) for i in INDICES}
+
+
+def test_result_has_exactly_the_contract_shape(results):
+    for result in results.values():
+        assert set(result) == {"game", "player", "confidence", "seconds"}
+        assert result["game"] == "sunflower-valley"
+        assert set(result["player"]) == {"cells"}
+        assert isinstance(result["seconds"], float) and result["seconds"] > 0
+        cells = {(c["q"], c["r"]) for c in result["player"]["cells"]}
+        assert cells == {(c["q"], c["r"]) for c in result["confidence"]}
+        for c in result["confidence"]:
+            assert set(c) == {"q", "r", "p", "flagged"}
+            assert 0.0 <= c["p"] <= 1.0
+
+
+def test_recognised_cells_are_a_valid_board_file(results):
+    for result in results.values():
+        table = sv.parse({"game": sv.NAME, "players": [{"name": "Anna", **result["player"]}]})
+        sv.score(table)  # scores without error
+
+
+def test_cells_match_the_drawn_sheet(photo, results):
+    total = synth.Grade()
+    for i, result in results.items():
+        total.add(synth.grade(result, photo(i)))
+    assert total.cells == 90
+    assert total.right >= 0.9 * total.cells
+    # Cells we got wrong are, nearly all, the ones we asked the player to check.
+    assert total.silent <= 2
+
+
+def test_areas_are_named_consistently_by_colour(photo, results):
+    for i, result in results.items():
+        truth = photo(i).truth_cells()
+        names: dict[str, set[str]] = {}
+        for c in result["player"]["cells"]:
+            if "area" in c and "area" in truth[Hex(c["q"], c["r"])]:
+                names.setdefault(truth[Hex(c["q"], c["r"])]["area"], set()).add(c["area"])
+        # Each printed area gets one name: a colour word (the synthetic print's own word).
+        assert all(len(v) == 1 for v in names.values())
+        assert sum(k in v for k, v in names.items()) >= 4
+
+
+def test_layout_constrains_names_mountains_and_coordinates(photo):
+    s = photo(0)
+    layout = {
+        "name": "Our sheet",
+        "cells": [
+            {
+                "q": c["q"] + 2,
+                "r": c["r"] - 1,
+                **({"mountain": True} if c.get("mountain") else {"area": "a" + c["area"]}),
+            }
+            for c in s.layout["cells"]
+        ],
+    }
+    result = recognize(s.jpeg, layout=layout)
+    want = {(c["q"], c["r"]): c for c in layout["cells"]}
+    got = {(c["q"], c["r"]): c for c in result["player"]["cells"]}
+    assert set(got) == set(want)
+    for key, c in got.items():
+        assert c.get("area") == want[key].get("area")
+        assert c.get("mountain", False) == want[key].get("mountain", False)
+
+
+def test_other_games_are_refused_clearly(photo):
+    with pytest.raises(PhotoError, match="not supported"):
+        recognize(photo(0).jpeg, game="harmonies")
+
+
+def run_cli(argv):
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="scorepad")
+    sub = parser.add_subparsers(dest="command", required=True)
+    cli.add_parser(sub)
+    return cli.run(parser.parse_args(argv))
+
+
+def test_cli_prints_the_json(tmp_path, photo, capsys):
+    path = tmp_path / "sheet.jpg"
+    path.write_bytes(photo(1).jpeg)
+    assert run_cli(["recognize", str(path), "--game", "sunflower-valley"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["game"] == "sunflower-valley" and out["player"]["cells"]
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"not an image at all, just some text" * 3, "not a JPEG, PNG or WebP"),
+        (None, "cannot read the photo"),
+    ],
+)
+def test_cli_bad_files_exit_2_with_one_line(tmp_path, capsys, content, message):
+    path = tmp_path / "photo.jpg"
+    if content is not None:
+        path.write_bytes(content)
+    assert run_cli(["recognize", str(path), "--game", "sunflower-valley"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_cli_bad_layout_exits_2(tmp_path, photo, capsys):
+    path = tmp_path / "sheet.jpg"
+    path.write_bytes(photo(1).jpeg)
+    layout = tmp_path / "layout.json"
+    layout.write_text('{"name": "x", "cells": [{"q": 0, "r": 0}]}')
+    assert (
+        run_cli(["recognize", str(path), "--game", "sunflower-valley", "--layout", str(layout)])
+        == 2
+    )
+    err = capsys.readouterr().err
+    assert "area" in err and err.count("\n") == 1

@@ -1,0 +1,240 @@
+"""Train the pencil-symbol classifier and calibrate its probabilities (issue 7).
+
+    nice -n 10 .venv/bin/python tools/vision/train.py [--train 240] [--validation 100]
+
+1. Synthetic photos from the TRAIN seed range (drawing styles, scenes and layouts of their
+   own) go through the real pipeline; each recognised hex's features are labelled with the
+   truth. A scikit-learn MLP learns the six classes.
+2. Photos from the VALIDATION range (disjoint styles and scenes) calibrate the softmax
+   temperatures (items, rail sides) and then the flag threshold: the lowest cell probability
+   below which cells are flagged so that few wrong cells stay unflagged.
+3. The weights and calibration go to ``scorepad/vision/models/symbols.npz``.
+
+The TEST range is never touched here: ``benchmarks/bench_vision.py`` alone uses it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from multiprocessing import Pool
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from scorepad.games.sunflower_valley import RAIL_ORIENTATIONS  # noqa: E402
+from scorepad.hexgrid import Orientation  # noqa: E402
+from scorepad.vision import cells as cellread  # noqa: E402
+from scorepad.vision import model as symbols  # noqa: E402
+from scorepad.vision import recognize as rec  # noqa: E402
+from scorepad.vision import synth  # noqa: E402
+from scorepad.vision.decode import PhotoError, decode  # noqa: E402
+
+MODEL_PATH = ROOT / "scorepad" / "vision" / "models" / symbols.MODEL_FILE
+CACHE = Path("/tmp/scorepad-vision-cache")
+
+
+def photo_cells(args: tuple[tuple[int, int], int, float]) -> dict[str, Any] | None:
+    """Ink maps, fills and labels of one synthetic photo's hexes (None when the sheet or its
+    grid were not found as printed: those photos teach nothing about symbols)."""
+    split, index, megapixels = args
+    s = synth.sample(split, index, megapixels)
+    try:
+        photo = decode(s.jpeg, rec.WORK_SIDE)
+        rectified, grid = rec.locate(photo)
+    except PhotoError:
+        return None
+    truth = s.truth_cells()
+    if set(grid.cells) != set(truth) or grid.lattice.orientation != s.orientation:
+        return None
+    found = cellread.read_cells(photo, rectified.to_photo, rectified.image, grid)
+    labels, sides = [], []
+    for c in found:
+        t = truth[c.hex]
+        label = "mountain" if t.get("mountain") else t.get("item", "empty")
+        labels.append(symbols.CLASSES.index(label))
+        sides.append(RAIL_ORIENTATIONS.index(tuple(t["sides"])) if label == "rail" else -1)
+    return {
+        "ink": np.array([c.ink for c in found], np.float16),
+        "fill": np.array([c.fill for c in found], np.float32),
+        "y": np.array(labels),
+        "sides": np.array(sides),
+        "photo": np.full(len(found), index),
+        "pointy": np.full(len(found), grid.lattice.orientation.value == "pointy"),
+    }
+
+
+def collect(
+    split: tuple[int, int], count: int, megapixels: float, name: str
+) -> dict[str, np.ndarray]:
+    """Cells of ``count`` photos of a split (cached in /tmp between runs), with features."""
+    CACHE.mkdir(exist_ok=True)
+    path = CACHE / f"{name}-{split[0]}-{count}-{megapixels}-ink.npz"
+    if path.exists():
+        with np.load(path) as z:
+            data = {k: z[k] for k in z.files}
+    else:
+        t = time.time()
+        with Pool(2) as pool:
+            parts = pool.map(
+                photo_cells, [(split, i, megapixels) for i in range(count)], chunksize=4
+            )
+        kept = [p for p in parts if p is not None]
+        print(f"{name}: {len(kept)}/{count} photos usable, {time.time() - t:.0f} s", flush=True)
+        data = {k: np.concatenate([p[k] for p in kept]) for k in kept[0]}
+        np.savez(path, **data)
+    rows = []
+    for photo in np.unique(data["photo"]):
+        sel = np.flatnonzero(data["photo"] == photo)
+        orientation = Orientation.POINTY if data["pointy"][sel[0]] else Orientation.FLAT
+        inks = [data["ink"][i].astype(np.float32) for i in sel]
+        rows.append(cellread.sheet_features(inks, [data["fill"][i] for i in sel], orientation))
+    data["x"] = np.concatenate(rows)
+    rails = data["y"] == symbols.CLASSES.index("rail")
+    data["rails"] = np.array(
+        [
+            cellread.rail_scores(
+                data["ink"][i].astype(np.float32),
+                Orientation.POINTY if data["pointy"][i] else Orientation.FLAT,
+            )
+            for i in np.flatnonzero(rails)
+        ]
+    ).reshape(-1, 9)
+    data["rail_sides"] = data["sides"][rails]
+    return data
+
+
+def nll(probs: np.ndarray, y: np.ndarray) -> float:
+    return float(-np.log(np.clip(probs[np.arange(len(y)), y], 1e-9, 1)).mean())
+
+
+def softmax(z: np.ndarray) -> np.ndarray:
+    z = z - z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return np.asarray(e / e.sum(axis=1, keepdims=True))
+
+
+def train(data: dict[str, np.ndarray], seed: int = 0) -> symbols.SymbolModel:
+    from sklearn.neural_network import MLPClassifier
+
+    x, y = data["x"], data["y"]
+    mean = x.mean(axis=0)
+    scale = x.std(axis=0) + 1e-3
+    clf = MLPClassifier(
+        hidden_layer_sizes=(128,),
+        alpha=3e-3,
+        max_iter=300,
+        early_stopping=True,
+        n_iter_no_change=15,
+        random_state=seed,
+    )
+    clf.fit((x - mean) / scale, y)
+    print(f"train accuracy {clf.score((x - mean) / scale, y):.4f}, classes {np.bincount(y)}")
+    print(f"iterations {clf.n_iter_}")
+    return symbols.SymbolModel(
+        mean=mean,
+        scale=scale,
+        weights=tuple(np.asarray(w) for w in clf.coefs_),
+        biases=tuple(np.asarray(b) for b in clf.intercepts_),
+        temperature=1.0,
+        rail_temperature=1.0,
+        flag_below=0.0,
+    )
+
+
+def calibrate(model: symbols.SymbolModel, val: dict[str, np.ndarray]) -> symbols.SymbolModel:
+    """Temperatures that minimise the validation negative log-likelihood."""
+    raw = symbols.SymbolModel(**{**model.__dict__, "temperature": 1.0})
+    logits = np.log(np.clip(raw.probabilities(val["x"]), 1e-12, 1))
+    temps = np.linspace(0.5, 4, 36)
+    t = float(temps[np.argmin([nll(softmax(logits / t), val["y"]) for t in temps])])
+    acc = float((logits.argmax(axis=1) == val["y"]).mean())
+    print(f"validation item accuracy {acc:.4f}, temperature {t:.2f}")
+    rt_grid = np.linspace(0.05, 3, 60)
+    scores = val["rails"] * 100
+    rt = float(rt_grid[np.argmin([nll(softmax(scores / r), val["rail_sides"]) for r in rt_grid])])
+    side_acc = float((scores.argmax(axis=1) == val["rail_sides"]).mean())
+    print(f"validation rail side accuracy {side_acc:.4f}, temperature {rt:.2f}")
+    return symbols.SymbolModel(**{**model.__dict__, "temperature": t, "rail_temperature": rt})
+
+
+def choose_threshold(count: int, megapixels: float, silent_target: float = 0.003) -> float:
+    """Run the whole recogniser on validation photos; pick the flag threshold."""
+    pairs = []
+    with Pool(2) as pool:
+        parts = pool.map(_cell_outcomes, [(i, megapixels) for i in range(count)], chunksize=4)
+    for p in parts:
+        pairs.extend(p)
+    if not pairs:
+        return 0.5
+    probs = np.array([p for p, _ in pairs])
+    right = np.array([ok for _, ok in pairs])
+    best = 0.99
+    for tau in np.linspace(0.05, 0.99, 95):
+        silent = float((~right & (probs >= tau)).mean())
+        if silent <= silent_target:
+            best = float(tau)
+            break
+    flagged = float((probs < best).mean())
+    print(
+        f"validation cells {len(pairs)}, right {right.mean():.4f}, threshold {best:.2f}: "
+        f"flagged {flagged:.3f}, silent {(~right & (probs >= best)).mean():.4f}"
+    )
+    return best
+
+
+def _cell_outcomes(args: tuple[int, float]) -> list[tuple[float, bool]]:
+    index, megapixels = args
+    s = synth.sample(synth.VALIDATION, index, megapixels)
+    try:
+        result = rec.recognize(s.jpeg)
+    except PhotoError:
+        return []
+    out = []
+    grade_cells = _per_cell(result, s)
+    for c in result["confidence"]:
+        out.append((c["p"], grade_cells.get((c["q"], c["r"]), False)))
+    return out
+
+
+def _per_cell(result: dict[str, Any], truth: synth.Sample) -> dict[tuple[int, int], bool]:
+    """Which recognised cells are entirely right (areas compared up to renaming)."""
+    ok: dict[tuple[int, int], bool] = {}
+    for c in result["player"]["cells"]:
+        key = (c["q"], c["r"])
+        one = {
+            "player": {"cells": result["player"]["cells"]},
+            "confidence": [
+                {"q": x["q"], "r": x["r"], "p": x["p"], "flagged": (x["q"], x["r"]) != key}
+                for x in result["confidence"]
+            ],
+        }
+        g = synth.grade(one, truth)
+        ok[key] = g.silent == 0  # the only unflagged cell is this one
+    return ok
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--train", type=int, default=240)
+    parser.add_argument("--validation", type=int, default=100)
+    parser.add_argument("--megapixels", type=float, default=2.0)
+    args = parser.parse_args()
+    tr = collect(synth.TRAIN, args.train, args.megapixels, "train")
+    va = collect(synth.VALIDATION, args.validation, args.megapixels, "validation")
+    model = calibrate(train(tr), va)
+    MODEL_PATH.write_bytes(model.to_bytes())
+    symbols.load.cache_clear()
+    tau = choose_threshold(args.validation, args.megapixels)
+    model = symbols.SymbolModel(**{**model.__dict__, "flag_below": tau})
+    MODEL_PATH.write_bytes(model.to_bytes())
+    print(f"wrote {MODEL_PATH.relative_to(ROOT)} ({MODEL_PATH.stat().st_size // 1024} KB)")
+
+
+if __name__ == "__main__":
+    main()
