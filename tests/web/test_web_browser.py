@@ -232,7 +232,7 @@ def test_spring_meadow_two_players_by_taps_and_drags(page: Any) -> None:
     )
     page.click("text=Results")
     page.wait_for_selector("#winner")
-    assert page.text_content("#winner").strip() == "Winner: Anna"
+    assert page.text_content("#winner").strip() == "Phase winner: Anna"
     table = scores(page)
     assert table["Full rows (10 each)"] == {"Anna": "20", "Boris": "10"}
     assert table["First incomplete row"] == {"Anna": "5", "Boris": "0"}

@@ -47,6 +47,8 @@ TOOLS = (
 )
 EXAMPLE = "example"
 MAX_SQUARES_PER_DRAG = 150
+#: A board file is one scoring phase: its winner takes a pin, the game goes on.
+WINNER_LABEL = "Phase winner"
 
 
 # --- new table ---------------------------------------------------------------------------------
