@@ -1,7 +1,8 @@
 """The ``scorepad`` command (``shared/formats.md``, "The command line").
 
 ``scorepad score FILE|-`` prints the result as JSON or, with ``--format text``, as an aligned
-table. Bad input exits 2 with one line on stderr, never a traceback.
+table; ``scorepad recognize PHOTO --game GAME`` reads a photo (``scorepad.vision``). Bad input
+exits 2 with one line on stderr, never a traceback.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Sequence
 from scorepad import games
 from scorepad.boardfile import MAX_BOARD_BYTES, BoardError
 from scorepad.scoring import Result
+from scorepad.vision import cli as vision_cli  # light: OpenCV loads only to recognise
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -23,7 +25,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     score = sub.add_parser("score", help="score a board file")
     score.add_argument("file", help="board file (JSON), or - for standard input")
     score.add_argument("--format", choices=("json", "text"), default="json")
+    vision_cli.add_parser(sub)
     args = parser.parse_args(argv)
+    if args.command == "recognize":
+        return vision_cli.run(args)
     try:
         text = _read(args.file)
         result = games.score_text(text)
