@@ -1,0 +1,163 @@
+"""Who may do what at a shared table: the host, the seats, and everyone else.
+
+Each browser holds one secret key in a cookie (``scorepad_device``: 256 random bits,
+``HttpOnly``, ``SameSite=Lax``, ``Secure`` over HTTPS). The server stores only its SHA-256
+(:func:`device`), bound in ``members`` to a table as its *host* (the phone that created it)
+and/or to one *seat* (a player of the table, claimed on the join page). So the right to edit
+a board is the secret that phone holds: another phone cannot present it, and when the host
+frees the seat the binding is gone and the same phone's requests are refused.
+
+Rights (:class:`Rights`):
+
+- the host edits every board, and alone may free seats, let everyone edit, finish or reopen
+  and delete the table;
+- a seat edits its own board, and every board when the host lets everyone edit;
+- anyone else who has the table's address sees it read-only and may claim a free seat;
+- a finished table is read-only for everybody.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+from flask import Flask, Response, current_app, g, request
+
+from scorepad.web import db
+
+COOKIE = "scorepad_device"
+#: The cookie lives two years: a phone keeps its seats and its list of tables.
+COOKIE_AGE = 2 * 365 * 24 * 3600
+
+
+class Forbidden(PermissionError):
+    """This phone may not make that change; the message says why, for the player."""
+
+
+def init_app(app: Flask) -> None:
+    app.after_request(_set_cookie)
+
+
+def _key() -> str | None:
+    """This browser's secret key, if it sent a well-formed one."""
+    if "device_key" in g:
+        key: str | None = g.device_key
+        return key
+    raw = request.cookies.get(COOKIE, "")
+    # A short or odd value is not a key this app made: treat the browser as new.
+    return raw if 40 <= len(raw) <= 64 and raw.replace("-", "").replace("_", "").isalnum() else None
+
+
+def _hash(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def device() -> str | None:
+    """The stored identity of this browser (SHA-256 of its key), or None for a new one."""
+    key = _key()
+    return _hash(key) if key else None
+
+
+def ensure_device() -> str:
+    """This browser's identity, giving it a new secret key (set on the response) if needed."""
+    key = _key()
+    if key is None:
+        key = secrets.token_urlsafe(32)
+        g.device_key = key
+        g.set_device_cookie = True
+    return _hash(key)
+
+
+def _set_cookie(resp: Response) -> Response:
+    if g.get("set_device_cookie"):
+        resp.set_cookie(
+            COOKIE,
+            g.device_key,
+            max_age=COOKIE_AGE,
+            httponly=True,
+            samesite="Lax",
+            secure=request.is_secure,
+            path="/",
+        )
+    return resp
+
+
+@dataclass(frozen=True)
+class Rights:
+    """What this phone may do at one table."""
+
+    host: bool
+    seat: int | None
+    everyone_edits: bool
+    finished: bool
+
+    def can_edit(self, player: int) -> bool:
+        if self.finished:
+            return False
+        return self.host or self.seat == player or (self.seat is not None and self.everyone_edits)
+
+    @property
+    def can_edit_any(self) -> bool:
+        return not self.finished and (self.host or self.seat is not None)
+
+    @property
+    def can_edit_all(self) -> bool:
+        return not self.finished and (self.host or (self.seat is not None and self.everyone_edits))
+
+
+def rights(stored: db.StoredTable) -> Rights:
+    """This phone's rights at ``stored`` (a table from before hosts is adopted by its first
+    visitor, who becomes its host)."""
+    mine = db.member(stored.id, device())
+    if (
+        mine is None
+        and current_app.config.get("ADOPT_HOSTLESS_TABLES", True)
+        and not any(m.host for m in db.members_of(stored.id))
+    ):
+        db.adopt(stored.id, ensure_device())
+        mine = db.member(stored.id, device())
+    return Rights(
+        host=bool(mine and mine.host),
+        seat=mine.seat if mine else None,
+        everyone_edits=stored.everyone_edits,
+        finished=stored.finished,
+    )
+
+
+def require_host(stored: db.StoredTable) -> Rights:
+    found = rights(stored)
+    if not found.host:
+        raise Forbidden("Only the table's host can do that.")
+    return found
+
+
+def check_change(
+    found: Rights,
+    before: db.StoredTable,
+    doc: dict[str, Any],
+    meta: dict[str, Any],
+    names: list[str],
+) -> None:
+    """Refuse a change (an edit, an undo or a redo) that touches a board this phone may not
+    edit, or the table's shared records (e.g. Spring Meadow's recorded phases) without the
+    right to edit every board."""
+    if found.finished:
+        raise Forbidden("This table is finished: its boards are read-only.")
+    old_players, new_players = before.doc.get("players", []), doc.get("players", [])
+    for i in range(max(len(old_players), len(new_players))):
+        old = old_players[i] if i < len(old_players) else None
+        new = new_players[i] if i < len(new_players) else None
+        if old != new and not found.can_edit(i):
+            name = names[i] if i < len(names) else f"player {i + 1}"
+            raise Forbidden(
+                f"That would change {name}'s board, which only {name}'s phone or the host can edit."
+            )
+    if (meta != before.meta or _shared(doc) != _shared(before.doc)) and not found.can_edit_all:
+        raise Forbidden("Only the host (or everyone, when the host allows it) can change that.")
+
+
+def _shared(doc: dict[str, Any]) -> dict[str, Any]:
+    """The parts of a board file that belong to no single player (game options)."""
+    return {k: v for k, v in doc.items() if k != "players"}

@@ -1,0 +1,99 @@
+"""Live tables: every phone sees the others' progress, and a read-only big screen.
+
+Pages of an unfinished table carry ``<div id="live">``, which htmx polls every
+:data:`POLL_MS` (``GET /t/<id>/live?view=…&v=<version>``). The poll reads one small row:
+
+- unchanged (``v`` is the stored version): **204** with no body, nothing swapped; a client
+  sending ``If-None-Match`` with the last ``ETag`` gets **304**;
+- changed: **200** with a new ``#live`` (carrying the new version) and the parts of the page
+  that show the table, swapped out of band: the standings and player tabs of an editor, the
+  whole big screen, the results;
+- finished: editors and results are sent to the final results (``HX-Redirect``), the big
+  screen shows them; the answer has no polling trigger, so polling stops.
+
+Finishing a table moves its version on, so a finished table is noticed like any edit.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, make_response, render_template, request, url_for
+
+from scorepad.web import db
+from scorepad.web.boards import player_index
+from scorepad.web.editor import editor_context, game_and_kit, scored, sheet_tag
+from scorepad.web.htmx import page_or_fragment
+
+bp = Blueprint("live", __name__)
+
+#: How often pages poll; with the request itself, an edit shows on every phone within 2 s.
+POLL_MS = 1500
+VIEWS = ("editor", "screen", "results")
+
+
+def etag(version: int) -> str:
+    return f'"v{version}"'
+
+
+@bp.get("/t/<table_id>/live")
+def poll(table_id: str) -> Response:
+    view = request.args.get("view", "editor")
+    if view not in VIEWS:
+        view = "editor"
+    version, finished = db.table_state(table_id)
+    tag = etag(version)
+    if request.args.get("v") == str(version) or tag in request.headers.get("If-None-Match", ""):
+        resp = make_response("", 204 if request.args.get("v") else 304)
+        resp.headers["ETag"] = tag
+        resp.headers["Cache-Control"] = "no-cache"
+        return resp
+    stored = db.get_table(table_id)
+    if finished and view != "screen":
+        resp = make_response("", 204)
+        resp.headers["HX-Redirect"] = url_for("tables.results", table_id=table_id)
+        return resp
+    ctx = screen_context(stored) if view == "screen" else view_context(stored, view)
+    html = render_template("live/_poll.html", view=view, **ctx)
+    resp = make_response(html)
+    resp.headers["ETag"] = tag
+    resp.headers["Cache-Control"] = "no-cache"
+    return resp
+
+
+def view_context(stored: db.StoredTable, view: str) -> dict[str, Any]:
+    if view == "results":
+        from scorepad.web.tables import results_context
+
+        return results_context(stored)
+    player = player_index(stored.doc, request.args.get("p"))
+    ctx = editor_context(stored, player)
+    ctx["sheet_tag"] = sheet_tag(stored.doc, player)
+    return ctx
+
+
+def screen_context(stored: db.StoredTable) -> dict[str, Any]:
+    """Standings and every board, read-only, for a tablet or a TV."""
+    game, board_kit = game_and_kit(stored)
+    result, problems = scored(game, stored.doc)
+    boards = [
+        board_kit.board(stored.doc, stored.meta, i, result)
+        for i in range(len(stored.doc.get("players", [])))
+    ]
+    return {
+        "table": stored,
+        "game": game,
+        "kit": board_kit,
+        "result": result,
+        "problems": problems,
+        "boards": boards,
+        "names": [p.get("name", "") for p in stored.doc.get("players", [])],
+        "code": None if stored.finished else db.ensure_join_code(stored.id),
+    }
+
+
+@bp.get("/t/<table_id>/screen")
+def screen(table_id: str) -> Response:
+    """The big-screen view: no editing, large type, live until the table is finished."""
+    ctx = screen_context(db.get_table(table_id))
+    return page_or_fragment("live/screen.html", "live/_screen.html", **ctx)

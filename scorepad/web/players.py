@@ -1,0 +1,82 @@
+"""Players and history: the roster of recurring names and per-player statistics.
+
+Both look only at the tables this phone created or joined (tables are never listed for
+everyone): the roster suggests names on the new-table form, most played first; the
+statistics page folds the finished tables through :func:`scorepad.stats.statistics`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from flask import Blueprint, Response
+
+from scorepad import games
+from scorepad.scoring import Result
+from scorepad.stats import player_key, statistics
+from scorepad.web import access, db
+from scorepad.web.editor import game_and_kit, scored
+from scorepad.web.htmx import page_or_fragment
+
+bp = Blueprint("players", __name__)
+
+#: Tables read for the statistics page, newest first (older ones are left out).
+STATS_TABLES = 500
+ROSTER_SIZE = 40
+
+
+def roster(device: str | None) -> list[str]:
+    """Names from this phone's tables, most frequent first, each written as last used."""
+    counts: Counter[str] = Counter()
+    written: dict[str, str] = {}
+    for stored in db.list_tables(device, limit=200):  # newest first
+        for p in stored.doc.get("players", []):
+            name = str(p.get("name", "")).strip()
+            if not name:
+                continue
+            key = player_key(name)
+            counts[key] += 1
+            written.setdefault(key, name)
+    return [written[key] for key, _n in counts.most_common(ROSTER_SIZE)]
+
+
+def finished_results(device: str | None) -> list[Result]:
+    """Scored results of this phone's finished tables, oldest first."""
+    results = []
+    for stored in reversed(db.list_tables(device, limit=STATS_TABLES, finished=True)):
+        try:
+            game, _kit = game_and_kit(stored)
+        except db.NotFound:
+            continue
+        result, _problems = scored(game, stored.doc)
+        if result is not None:
+            results.append(result)
+    return results
+
+
+@bp.get("/players")
+def index() -> Response:
+    results = finished_results(access.device())
+    found = statistics(results)
+    players: list[dict[str, Any]] = []
+    for stats in sorted(found.values(), key=lambda s: (-s.plays, player_key(s.name))):
+        rows = []
+        for name, g in sorted(stats.games.items()):
+            categories = games.get(name).categories
+            averages = g.category_averages
+            rows.append(
+                {
+                    "game": games.get(name).title,
+                    "stats": g,
+                    "categories": [
+                        (label, averages.get(k, 0.0)) for k, label in categories.items()
+                    ],
+                }
+            )
+        players.append(
+            {"name": stats.name, "plays": stats.plays, "wins": stats.wins, "games": rows}
+        )
+    return page_or_fragment(
+        "players/index.html", "players/_stats.html", players=players, tables=len(results)
+    )

@@ -1,0 +1,82 @@
+"""Sharing a table's results: a CSV sheet, a plain-text recap for a chat, a PNG results card.
+
+Thin routes over :mod:`scorepad.share` and :mod:`scorepad.render.card`; each answers 409
+when the table cannot be scored as stored (there is no result to share yet). Files are
+named after the game, the day and the table, so a download is recognisable later.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, make_response, request
+
+from scorepad.render.card import results_card
+from scorepad.scoring import Result
+from scorepad.share import recap, to_csv
+from scorepad.web import db
+from scorepad.web.editor import game_and_kit, scored
+from scorepad.web.htmx import error_page
+
+bp = Blueprint("sharing", __name__)
+
+
+def _result(stored: db.StoredTable) -> Result | None:
+    game, _kit = game_and_kit(stored)
+    result, _problems = scored(game, stored.doc)
+    return result
+
+
+def _filename(stored: db.StoredTable, ext: str) -> str:
+    day = stored.updated_at.strftime("%Y-%m-%d")
+    return f"{stored.game}-{day}-{stored.id[:6]}.{ext}"
+
+
+def _unscorable() -> Response:
+    return error_page(
+        409, "Nothing to share yet", "This table cannot be scored as stored; fix its boards first."
+    )
+
+
+def _versioned(resp: Response, stored: db.StoredTable) -> Response:
+    """Cheap repeats: the same table version is the same file (``304`` on revalidation)."""
+    resp.set_etag(f"v{stored.version}")
+    resp.headers["Cache-Control"] = "private, no-cache"
+    return resp.make_conditional(request)
+
+
+@bp.get("/t/<table_id>/results.csv")
+def csv(table_id: str) -> Response:
+    stored = db.get_table(table_id)
+    result = _result(stored)
+    if result is None:
+        return _unscorable()
+    # A byte-order mark, so spreadsheets read the players' names (often Cyrillic) as UTF-8.
+    resp = make_response("\ufeff" + to_csv(result))
+    resp.mimetype = "text/csv"
+    resp.charset = "utf-8"
+    resp.headers["Content-Disposition"] = f'attachment; filename="{_filename(stored, "csv")}"'
+    return _versioned(resp, stored)
+
+
+@bp.get("/t/<table_id>/recap.txt")
+def recap_text(table_id: str) -> Response:
+    stored = db.get_table(table_id)
+    result = _result(stored)
+    if result is None:
+        return _unscorable()
+    resp = make_response(recap(result))
+    resp.mimetype = "text/plain"
+    resp.charset = "utf-8"
+    resp.headers["Content-Disposition"] = f'inline; filename="{_filename(stored, "txt")}"'
+    return _versioned(resp, stored)
+
+
+@bp.get("/t/<table_id>/card.png")
+def card(table_id: str) -> Response:
+    stored = db.get_table(table_id)
+    result = _result(stored)
+    if result is None:
+        return _unscorable()
+    resp = make_response(results_card(result, stored.doc))
+    resp.mimetype = "image/png"
+    resp.headers["Content-Disposition"] = f'inline; filename="{_filename(stored, "png")}"'
+    return _versioned(resp, stored)

@@ -1,0 +1,64 @@
+/* Scorepad: one table, many phones.
+ *
+ * Every edit inside #editor (taps, fields, undo, redo) carries what the page was drawn from:
+ * `v`, the tag of the player's sheet, and `tv`, the table's version. The server refuses a
+ * stale edit (409) and answers with the fresh board, so no phone silently overwrites another.
+ *
+ * #live polls the table (htmx, every 1.5 s while the page is visible; 204 when nothing
+ * changed). When an answer shows that the board on screen changed on another phone, the
+ * board is fetched again, queued behind this phone's own taps.
+ */
+(function () {
+  "use strict";
+
+  function editor() { return document.getElementById("editor"); }
+
+  document.addEventListener("htmx:configRequest", function (e) {
+    var ed = editor();
+    var elt = e.detail.elt;
+    if (!ed || e.detail.verb !== "post" || !(elt === ed || ed.contains(elt))) { return; }
+    var params = e.detail.parameters;
+    function put(key, value) {
+      if (params instanceof FormData) {
+        if (!params.has(key)) { params.set(key, value); }
+      } else if (params[key] === undefined) {
+        params[key] = value;
+      }
+    }
+    put("p", ed.dataset.player);
+    put("v", ed.dataset.sheet);
+    put("tv", ed.dataset.version);
+  });
+
+  document.addEventListener("htmx:afterSwap", function (e) {
+    var live = e.detail.target;
+    if (!live || live.id !== "live") { return; }
+    live = document.getElementById("live");
+    var ed = editor();
+    if (!live || !ed || !live.dataset.sheet) { return; }
+    var newer = Number(live.dataset.version) > Number(ed.dataset.version);
+    if (!newer || live.dataset.sheet === ed.dataset.sheet) { return; }
+    var url = ed.dataset.showUrl;
+    if (!window.scorepadQueue || !url) { return; }
+    window.scorepadQueue(function () {
+      var now = editor();
+      if (!now || Number(now.dataset.version) >= Number(live.dataset.version)) { return null; }
+      return htmx.ajax("GET", url, { source: now, target: "#editor", swap: "outerHTML" });
+    });
+  });
+
+  /* "Copy the recap": the clipboard when the browser allows it, else the text selected. */
+  document.addEventListener("click", function (e) {
+    var button = e.target.closest && e.target.closest("[data-copy]");
+    if (!button) { return; }
+    var field = document.querySelector(button.dataset.copy);
+    if (!field) { return; }
+    field.select();
+    var done = function () { button.textContent = button.dataset.copied || button.textContent; };
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(field.value).then(done, function () {});
+    } else {
+      try { document.execCommand("copy"); done(); } catch (err) { /* the text stays selected */ }
+    }
+  });
+})();
