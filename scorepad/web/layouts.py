@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Blueprint, Response, request
+from flask_babel import gettext  # type: ignore[import-untyped]
 
 from scorepad import games
 from scorepad.web import db
@@ -54,9 +55,11 @@ def create() -> Response:
     board_kit = available.get(game)
     message = None
     if board_kit is None:
-        message = "Choose one of the listed games."
+        message = gettext("Choose one of the listed games.")
     elif not name or len(name) > 80:
-        message = "Give the layout a name (up to 80 characters), e.g. the letter of the sheet."
+        message = gettext(
+            "Give the layout a name (up to 80 characters), e.g. the letter of the sheet."
+        )
     if message or board_kit is None:
         return page_or_fragment(
             "layouts/index.html",
@@ -116,7 +119,8 @@ def rename(layout_id: str) -> Response:
     stored = db.get_layout(layout_id)
     name = request.form.get("name", "").strip()
     if not name or len(name) > 80:
-        return render_layout(stored, "A layout needs a name of 1 to 80 characters.", 422)
+        message = gettext("A layout needs a name of 1 to 80 characters.")
+        return render_layout(stored, message, 422)
 
     def change(current: db.StoredLayout) -> tuple[str, dict[str, Any]]:
         return name, {**current.data, "name": name}

@@ -19,6 +19,8 @@ from functools import cache
 from importlib import import_module
 from typing import Any, Protocol
 
+from flask_babel import gettext  # type: ignore[import-untyped]
+
 from scorepad import games
 from scorepad.scoring import Result
 
@@ -29,10 +31,16 @@ class EditRefused(ValueError):
 
 @dataclass(frozen=True)
 class Tool:
+    """A palette entry; ``label`` is English, marked for extraction and translated when shown."""
+
     key: str
     label: str
     #: A colour shown instead of an icon (Harmonies tokens, Spring Meadow squares).
     swatch: str = ""
+    #: A sprite (``templates/_sprites.html``) pairing the colour with a symbol or pattern.
+    icon: str = ""
+    #: The label's translation context ("area" or "token" for colour names).
+    context: str = ""
 
 
 class BoardKit(Protocol):
@@ -103,14 +111,25 @@ def game(name: str) -> games.Game:
 
 
 def int_field(form: Mapping[str, str], key: str, low: int, high: int, label: str) -> int:
-    """A whole number from a form, within bounds, or :class:`EditRefused` saying why."""
+    """A whole number from a form, within bounds, or :class:`EditRefused` saying why.
+
+    ``label`` names the field in the player's language (the caller translates it).
+    """
     raw = (form.get(key) or "").strip()
     try:
         value = int(raw)
     except ValueError:
-        raise EditRefused(f"{label}: enter a whole number") from None
+        raise EditRefused(gettext("%(label)s: enter a whole number", label=label)) from None
     if not low <= value <= high:
-        raise EditRefused(f"{label}: {value} is out of range ({low} to {high})")
+        raise EditRefused(
+            gettext(
+                "%(label)s: %(value)s is out of range (%(low)s to %(high)s)",
+                label=label,
+                value=value,
+                low=low,
+                high=high,
+            )
+        )
     return value
 
 

@@ -17,11 +17,14 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
+from flask_babel import gettext  # type: ignore[import-untyped]
+
 from scorepad.games import harmonies as hm
 from scorepad.hexgrid import Hex, Orientation
 from scorepad.scoring import Result
 from scorepad.web.boards import EditRefused, Tool, int_field, with_player_copy
 from scorepad.web.svg import canvas
+from scorepad.web.vocab import N_, NP_, sentence, term
 
 NAME = "harmonies"
 MODULE = "harmonies"
@@ -34,12 +37,33 @@ TOKEN_FILLS = {
     "yellow": "#f2cf3a",
     "red": "#d2452f",
 }
+_TOKEN_LABELS = {
+    "blue": NP_("token", "Blue"),
+    "grey": NP_("token", "Grey"),
+    "brown": NP_("token", "Brown"),
+    "green": NP_("token", "Green"),
+    "yellow": NP_("token", "Yellow"),
+    "red": NP_("token", "Red"),
+}
 TOOLS = (
-    *(Tool(colour, colour.capitalize(), TOKEN_FILLS[colour]) for colour in hm.COLOURS),
-    Tool("remove", "Remove top"),
-    Tool("cube", "Cube"),
+    *(
+        Tool(
+            colour,
+            _TOKEN_LABELS[colour][1],
+            TOKEN_FILLS[colour],
+            icon=f"tok-{colour}",
+            context="token",
+        )
+        for colour in hm.COLOURS
+    ),
+    Tool("remove", N_("Remove top")),
+    Tool("cube", N_("Cube")),
 )
 RING_RADII = (23.0, 16.0, 9.0)
+#: Each token also shows its glyph (``tok-glyph-<colour>`` in ``templates/_sprites.html``):
+#: the top token's in the middle, the tokens below on their ring, so colour is never the
+#: only clue. Sizes per stack height, top token first.
+GLYPH_SIZES = {1: (26.0,), 2: (20.0, 7.0), 3: (12.0, 6.5, 7.0)}
 SPIRITS = tuple(sorted(hm.SPIRIT_CARDS))
 
 
@@ -50,7 +74,7 @@ def options_context() -> dict[str, Any]:
 def new_table(form: Mapping[str, str], names: list[str]) -> tuple[dict[str, Any], dict[str, Any]]:
     side = form.get("side", "A")
     if side not in ("A", "B"):
-        raise EditRefused("Board side: choose A or B.")
+        raise EditRefused(gettext("Board side: choose A or B."))
     cells = [{"q": h.q, "r": h.r, "stack": []} for h in hm.board_hexes(side)]
     doc = {
         "game": NAME,
@@ -68,15 +92,15 @@ def tap(
 ) -> dict[str, Any]:
     tool = form.get("tool", "")
     if tool not in {t.key for t in TOOLS}:
-        raise EditRefused("Pick a token colour, Remove top or Cube first.")
+        raise EditRefused(gettext("Pick a token colour, Remove top or Cube first."))
     try:
         q, r = int(form.get("q", "")), int(form.get("r", ""))
     except ValueError:
-        raise EditRefused("That tap did not land on a hex.") from None
+        raise EditRefused(gettext("That tap did not land on a hex.")) from None
     new, sheet = with_player_copy(doc, player)
     cell = next((c for c in sheet["cells"] if (c["q"], c["r"]) == (q, r)), None)
     if cell is None:
-        raise EditRefused(f"Hex ({q}, {r}) is not on this board.")
+        raise EditRefused(gettext("Hex (%(q)s, %(r)s) is not on this board.", q=q, r=r))
     stack = list(cell.get("stack", []))
     if tool == "cube":
         if cell.get("cube"):
@@ -85,13 +109,17 @@ def tap(
             cell["cube"] = True
     elif tool == "remove":
         if not stack:
-            raise EditRefused(f"Hex ({q}, {r}) is empty: there is no token to remove.")
+            raise EditRefused(
+                gettext("Hex (%(q)s, %(r)s) is empty: there is no token to remove.", q=q, r=r)
+            )
         cell["stack"] = stack[:-1]
     else:
         try:
             cell["stack"] = list(hm.place_token(stack, tool))
         except ValueError as err:
-            raise EditRefused(f"Hex ({q}, {r}): {err}.") from None
+            raise EditRefused(
+                gettext("Hex (%(q)s, %(r)s): %(why)s.", q=q, r=r, why=sentence(str(err)))
+            ) from None
     return new
 
 
@@ -107,28 +135,29 @@ def set_field(
         if not raw:
             board.pop("spirit", None)
         else:
-            card = int_field(form, "spirit", SPIRITS[0], SPIRITS[-1], "Spirit card")
+            card = int_field(form, "spirit", SPIRITS[0], SPIRITS[-1], gettext("Spirit card"))
             board["spirit"] = {"card": card, "placed": form.get("placed") == "on"}
         return new, meta
-    card = int_field(form, "card", 1, max(hm.ANIMAL_CARDS), "Animal card")
+    card = int_field(form, "card", 1, max(hm.ANIMAL_CARDS), gettext("Animal card"))
     if card not in hm.ANIMAL_CARDS:
-        raise EditRefused(f"Animal card {card} does not exist.")
+        raise EditRefused(gettext("Animal card %(card)s does not exist.", card=card))
     held = next((a for a in animals if a["card"] == card), None)
     if action == "add_animal":
         if held is not None:
-            raise EditRefused(f"Animal card {card} is already on this board.")
+            raise EditRefused(gettext("Animal card %(card)s is already on this board.", card=card))
         animals.append({"card": card, "cubes": 0})
     elif action == "remove_animal":
         if held is None:
-            raise EditRefused(f"Animal card {card} is not on this board.")
+            raise EditRefused(gettext("Animal card %(card)s is not on this board.", card=card))
         animals.remove(held)
     elif action == "cubes":
         if held is None:
-            raise EditRefused(f"Animal card {card} is not on this board.")
+            raise EditRefused(gettext("Animal card %(card)s is not on this board.", card=card))
         track = hm.ANIMAL_CARDS[card].track
-        held["cubes"] = int_field(form, "cubes", 0, len(track), f"Cubes on card {card}")
+        label = gettext("Cubes on card %(card)s", card=card)
+        held["cubes"] = int_field(form, "cubes", 0, len(track), label)
     else:
-        raise EditRefused("Unknown change.")
+        raise EditRefused(gettext("Unknown change."))
     return new, meta
 
 
@@ -137,7 +166,7 @@ def set_field(
 
 def card_label(card_id: int) -> str:
     card = hm.ANIMAL_CARDS[card_id]
-    return f"#{card_id} {card.names[0]} · {'-'.join(str(t) for t in card.track)}"
+    return f"#{card_id} {term(card.names[0])} · {'-'.join(str(t) for t in card.track)}"
 
 
 def board(
@@ -159,6 +188,7 @@ def board(
             {"r": RING_RADII[i] if len(stack) > 1 else 20.0, "fill": TOKEN_FILLS.get(t, "#ccc")}
             for i, t in enumerate(stack[:3])
         ]
+        glyphs = _glyphs(stack[:3], x, y)
         cells.append(
             {
                 "q": h.q,
@@ -167,10 +197,10 @@ def board(
                 "y": y,
                 "points": cv.points(h),
                 "rings": rings,
+                "glyphs": glyphs,
                 "cube": bool(c.get("cube")),
                 "stack": "-".join(stack),
-                "label": f"hex {h.q},{h.r}: {'-'.join(stack) or 'empty'}"
-                + (", cube" if c.get("cube") else ""),
+                "label": _cell_label(h, stack, bool(c.get("cube"))),
             }
         )
     details = result.players[player].details if result else {}
@@ -194,9 +224,37 @@ def board(
         "side": doc.get("options", {}).get("side", "A"),
         "animals": animals,
         "catalogue": [(cid, card_label(cid)) for cid in sorted(hm.ANIMAL_CARDS) if cid not in held],
-        "spirits": [(cid, hm.SPIRIT_CARDS[cid]) for cid in SPIRITS],
+        "spirits": [(cid, term(hm.SPIRIT_CARDS[cid])) for cid in SPIRITS],
         "spirit": sheet.get("spirit"),
     }
+
+
+def _glyphs(stack: list[str], x: float, y: float) -> list[dict[str, Any]]:
+    """Where each token's glyph goes: the top one centred, each one below on its own ring."""
+    n = len(stack)
+    found = []
+    for i, colour in enumerate(stack):
+        size = GLYPH_SIZES[n][n - 1 - i]
+        gy = y if i == n - 1 else y - (RING_RADII[i] + RING_RADII[i + 1]) / 2
+        found.append(
+            {
+                "href": f"tok-glyph-{colour}",
+                "x": round(x - size / 2, 1),
+                "y": round(gy - size / 2, 1),
+                "size": size,
+            }
+        )
+    return found
+
+
+def _cell_label(h: Hex, stack: list[str], cube: bool) -> str:
+    """What a screen reader says for a hex: its stack bottom to top, and the cube."""
+    if stack:
+        tokens = "-".join(term(t, "token") for t in stack)
+        label = gettext("hex %(q)s,%(r)s: %(stack)s", q=h.q, r=h.r, stack=tokens)
+    else:
+        label = gettext("hex %(q)s,%(r)s: empty", q=h.q, r=h.r)
+    return str(label + gettext(", cube") if cube else label)
 
 
 def _at(cv: Any, hx: list[int]) -> tuple[float, float]:

@@ -11,9 +11,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from flask_babel import gettext  # type: ignore[import-untyped]
+
 from scorepad.games import seasons as ss
 from scorepad.scoring import Result
 from scorepad.web.boards import EditRefused, Tool, int_field, with_player_copy
+from scorepad.web.vocab import N_
 
 NAME = "seasons"
 MODULE = "seasons"
@@ -23,12 +26,12 @@ MAX_CARDS_IN_PLAY = 40
 
 #: Editable counts: key → (label, low, high).
 COUNTS: dict[str, tuple[str, int, int]] = {
-    "crystals": ("Crystals", 0, 9999),
-    "bonuses_used": ("Bonuses used", 0, max(ss.BONUS_TRACK)),
-    "cards_in_hand": ("Cards in hand", 0, 60),
-    "energy_in_reserve": ("Energy in reserve", 0, ss.RESERVE_LIMIT),
-    "jewel_energy": ("Energy on Jewel of the Ancients", 0, 30),
-    "replicas": ("Replicas", 0, 30),
+    "crystals": (N_("Crystals"), 0, 9999),
+    "bonuses_used": (N_("Bonuses used"), 0, max(ss.BONUS_TRACK)),
+    "cards_in_hand": (N_("Cards in hand"), 0, 60),
+    "energy_in_reserve": (N_("Energy in reserve"), 0, ss.RESERVE_LIMIT),
+    "jewel_energy": (N_("Energy on Jewel of the Ancients"), 0, 30),
+    "replicas": (N_("Replicas"), 0, 30),
 }
 
 
@@ -48,7 +51,7 @@ def new_table(form: Mapping[str, str], names: list[str]) -> tuple[dict[str, Any]
 def tap(
     doc: dict[str, Any], meta: dict[str, Any], player: int, form: Mapping[str, str]
 ) -> dict[str, Any]:
-    raise EditRefused("Seasons has no board to tap: use the fields.")
+    raise EditRefused(gettext("Seasons has no board to tap: use the fields."))
 
 
 def set_field(
@@ -60,26 +63,26 @@ def set_field(
     if action == "counts":
         for key, (label, low, high) in COUNTS.items():
             if key in form:
-                sorcerer[key] = int_field(form, key, low, high, label)
+                sorcerer[key] = int_field(form, key, low, high, gettext(label))
         if "ability_token" in form:
             raw = form["ability_token"]
             top = max(ss.ABILITY_TOKENS)
             sorcerer["ability_token"] = (
-                int_field(form, "ability_token", 1, top, "Ability token") if raw else None
+                int_field(form, "ability_token", 1, top, gettext("Ability token")) if raw else None
             )
     elif action == "add_card":
-        card_id = int_field(form, "card", 0, 10**6, "Card")
+        card_id = int_field(form, "card", 0, 10**6, gettext("Card"))
         if card_id not in ss.CARDS:
-            raise EditRefused(f"There is no power card {card_id}.")
+            raise EditRefused(gettext("There is no power card %(card)s.", card=card_id))
         if len(in_play) >= MAX_CARDS_IN_PLAY:
-            raise EditRefused(f"At most {MAX_CARDS_IN_PLAY} cards in play.")
+            raise EditRefused(gettext("At most %(n)s cards in play.", n=MAX_CARDS_IN_PLAY))
         in_play.append(card_id)
     elif action == "remove_card":
         if not in_play:
-            raise EditRefused("There is no card in play to remove.")
-        in_play.pop(int_field(form, "index", 0, len(in_play) - 1, "Card"))
+            raise EditRefused(gettext("There is no card in play to remove."))
+        in_play.pop(int_field(form, "index", 0, len(in_play) - 1, gettext("Card")))
     else:
-        raise EditRefused("Unknown change.")
+        raise EditRefused(gettext("Unknown change."))
     return new, meta
 
 
@@ -106,7 +109,7 @@ def board(
             {
                 "index": i,
                 "id": card_id,
-                "name": card.name if card else f"card {card_id}",
+                "name": card.name if card else gettext("card %(card)s", card=card_id),
                 "prestige": card.prestige if card else 0,
                 "type": card.type if card else "",
             }
@@ -114,7 +117,7 @@ def board(
     return {
         "sheet": sorcerer,
         "counts": [
-            (key, label, low, high, sorcerer.get(key, 0))
+            (key, gettext(label), low, high, sorcerer.get(key, 0))
             for key, (label, low, high) in COUNTS.items()
         ],
         "tokens": sorted(ss.ABILITY_TOKENS.items()),

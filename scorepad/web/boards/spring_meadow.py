@@ -19,11 +19,14 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
+from flask_babel import gettext  # type: ignore[import-untyped]
+
 from scorepad.boardfile import BoardError
 from scorepad.games import spring_meadow as sm
 from scorepad.scoring import Result
 from scorepad.web import db
 from scorepad.web.boards import EditRefused, Tool, with_player_copy
+from scorepad.web.vocab import N_, sentence, term
 
 NAME = sm.GAME.name
 MODULE = "spring_meadow"
@@ -37,18 +40,21 @@ SQUARE_FILLS = {
     sm.CLEARED: "#7db36a",
     sm.MARMOT: "#7db36a",
 }
+#: Each square state has its own shape (``sq-*`` in ``templates/_sprites.html``): grass on
+#: covered squares, a ring for an open burrow, a disc with a plus for a cleared one, a face
+#: for a marmot, a snowflake on snow.
 TOOLS = (
-    Tool(sm.COVERED, "Covered", SQUARE_FILLS[sm.COVERED]),
-    Tool(sm.CLEARED, "Cleared burrow", "#b07a3c"),
-    Tool(sm.MARMOT, "Marmot", "#6b4423"),
-    Tool(sm.OPEN, "Open burrow", "#d8c3a5"),
-    Tool(sm.SNOW, "Snow", SQUARE_FILLS[sm.SNOW]),
-    Tool("clear", "Clear (as printed)", "#ffffff"),
+    Tool(sm.COVERED, N_("Covered"), SQUARE_FILLS[sm.COVERED], icon="sq-covered"),
+    Tool(sm.CLEARED, N_("Cleared burrow"), "#b07a3c", icon="sq-cleared"),
+    Tool(sm.MARMOT, N_("Marmot"), "#6b4423", icon="sq-marmot"),
+    Tool(sm.OPEN, N_("Open burrow"), "#d8c3a5", icon="sq-open"),
+    Tool(sm.SNOW, N_("Snow"), SQUARE_FILLS[sm.SNOW], icon="sq-snow"),
+    Tool("clear", N_("Clear (as printed)"), "#ffffff", icon="sq-clear"),
 )
 EXAMPLE = "example"
 MAX_SQUARES_PER_DRAG = 150
 #: A board file is one scoring phase: its winner takes a pin, the game goes on.
-WINNER_LABEL = "Phase winner"
+WINNER_LABEL = N_("Phase winner")
 
 
 # --- new table ---------------------------------------------------------------------------------
@@ -68,7 +74,7 @@ def load_layout(choice: str) -> dict[str, Any]:
             return db.get_layout(choice[3:], NAME).data
         except db.NotFound:
             pass
-    raise EditRefused("Choose one of the listed board layouts.")
+    raise EditRefused(gettext("Choose one of the listed board layouts."))
 
 
 def options_context() -> dict[str, Any]:
@@ -80,10 +86,12 @@ def new_table(form: Mapping[str, str], names: list[str]) -> tuple[dict[str, Any]
     try:
         layout = sm.parse_layout(layout_doc)
     except BoardError as err:
-        raise EditRefused(f"That layout is not usable yet: {err.problems[0]}") from None
+        raise EditRefused(
+            gettext("That layout is not usable yet: %(why)s", why=sentence(err.problems[0]))
+        ) from None
     orientation = form.get("orientation", "vertical")
     if orientation not in sm.ORIENTATIONS:
-        raise EditRefused("Orientation: choose vertical or horizontal.")
+        raise EditRefused(gettext("Orientation: choose vertical or horizontal."))
     rows = list(sm.empty_board(orientation, layout))
     doc = {
         "game": NAME,
@@ -118,9 +126,11 @@ def _squares(raw: str, rows: int, cols: int) -> list[tuple[int, int]]:
         try:
             row, col = (int(x) for x in part.split(","))
         except ValueError:
-            raise EditRefused("That drag did not land on the board.") from None
+            raise EditRefused(gettext("That drag did not land on the board.")) from None
         if not (0 <= row < rows and 0 <= col < cols):
-            raise EditRefused(f"Square ({row}, {col}) is not on the board.")
+            raise EditRefused(
+                gettext("Square (%(row)s, %(col)s) is not on the board.", row=row, col=col)
+            )
         found.append((row, col))
     return found
 
@@ -135,11 +145,13 @@ def tap(
             line = int(form["line"])
             board["rows"] = list(sm.fill_row(board["rows"], orientation, line))
         except ValueError:
-            raise EditRefused(f"There is no counted line {form['line']!r}.") from None
+            raise EditRefused(
+                gettext("There is no counted line “%(line)s”.", line=form["line"])
+            ) from None
         return new
     tool = form.get("tool", "")
     if tool not in {t.key for t in TOOLS}:
-        raise EditRefused("Pick a square state from the palette first.")
+        raise EditRefused(gettext("Pick a square state from the palette first."))
     if "squares" in form:
         squares = _squares(form["squares"], len(board["rows"]), len(board["rows"][0]))
     else:
@@ -169,7 +181,7 @@ def set_field(
         active = form.get("active", "")
         names = [p["name"] for p in new["players"]]
         if active and active not in names:
-            raise EditRefused("The picnic tile goes to one of the players.")
+            raise EditRefused(gettext("The picnic tile goes to one of the players."))
         options = new.setdefault("options", {})
         if active:
             options["active"] = active
@@ -178,7 +190,7 @@ def set_field(
         return new, meta
     if action == "record_phase":
         return record_phase(new, meta)
-    raise EditRefused("Unknown change.")
+    raise EditRefused(gettext("Unknown change."))
 
 
 def record_phase(
@@ -187,12 +199,16 @@ def record_phase(
     """Keep this phase in the ledger; the winner's cleared burrows get marmots for the next."""
     before = ledger(meta)
     if before is not None and before.finished:
-        raise EditRefused(f"The game is over: {', '.join(before.winners)} has 2 pins.")
+        raise EditRefused(
+            gettext("The game is over: %(names)s has 2 pins.", names=", ".join(before.winners))
+        )
     phases = [*meta.get("phases", []), copy.deepcopy(doc)]
     try:
         after = sm.score_game(phases)
     except BoardError as err:
-        raise EditRefused(f"This phase cannot follow the last one: {err.problems[0]}") from None
+        raise EditRefused(
+            gettext("This phase cannot follow the last one: %(why)s", why=sentence(err.problems[0]))
+        ) from None
     winners = set(after.phases[-1].winners)
     for board in doc["players"]:
         if board["name"] in winners:
@@ -238,7 +254,12 @@ def board(
                     "fill": SQUARE_FILLS.get(code, "#eee"),
                     "burrow": code in sm.BURROW_CODES,
                     "printed": (r, c) in burrows,
-                    "label": f"square {r},{c}: {sm.SQUARE_CODES.get(code, code)}",
+                    "label": gettext(
+                        "square %(row)s,%(col)s: %(state)s",
+                        row=r,
+                        col=c,
+                        state=term(sm.SQUARE_CODES.get(code, code)),
+                    ),
                 }
             )
     width, height = len(rows[0]) * SQUARE, len(rows) * SQUARE
@@ -315,8 +336,8 @@ def evidence(
 # --- burrow layouts ----------------------------------------------------------------------------
 
 LAYOUT_TOOLS = (
-    Tool(sm.OPEN, "Burrow", "#b07a3c"),
-    Tool(sm.SNOW, "No burrow", SQUARE_FILLS[sm.SNOW]),
+    Tool(sm.OPEN, N_("Burrow"), "#b07a3c", icon="sq-open"),
+    Tool(sm.SNOW, N_("No burrow"), SQUARE_FILLS[sm.SNOW], icon="sq-snow"),
 )
 
 
@@ -334,7 +355,7 @@ def blank_layout(name: str, start: Mapping[str, Any] | None = None) -> dict[str,
 def layout_tap(data: dict[str, Any], form: Mapping[str, str]) -> dict[str, Any]:
     tool = form.get("tool", "")
     if tool not in (sm.OPEN, sm.SNOW):
-        raise EditRefused("Pick Burrow or No burrow first.")
+        raise EditRefused(gettext("Pick Burrow or No burrow first."))
     rows = data["rows"]
     raw = form.get("squares") or f"{form.get('row', '')},{form.get('col', '')}"
     grid = [list(row) for row in rows]
@@ -363,7 +384,9 @@ def layout_board(data: Mapping[str, Any]) -> dict[str, Any]:
             "fill": SQUARE_FILLS.get(code, "#eee"),
             "burrow": code == sm.OPEN,
             "printed": False,
-            "label": f"square {r},{c}: {'burrow' if code == sm.OPEN else 'no burrow'}",
+            "label": gettext("square %(row)s,%(col)s: burrow", row=r, col=c)
+            if code == sm.OPEN
+            else gettext("square %(row)s,%(col)s: no burrow", row=r, col=c),
         }
         for r, line in enumerate(rows)
         for c, code in enumerate(line)

@@ -13,6 +13,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
+from flask_babel import gettext, ngettext  # type: ignore[import-untyped]
 from markupsafe import Markup, escape
 
 from scorepad.boardfile import BoardError
@@ -22,18 +23,19 @@ from scorepad.scoring import Result
 from scorepad.web import db
 from scorepad.web.boards import EditRefused, Tool, int_field, with_player_copy
 from scorepad.web.svg import canvas
+from scorepad.web.vocab import N_, NP_, sentence, term
 
 NAME = sv.NAME
 MODULE = "sunflower_valley"
 MAX_PLAYERS = sv.MAX_PLAYERS
 TOOLS = (
-    Tool("house", "House"),
-    Tool("sheep", "Sheep"),
-    Tool("sunflower", "Sunflower"),
-    Tool("super-sunflower", "Super sunflower"),
-    Tool("straight", "Straight rail"),
-    Tool("curve", "Curved rail"),
-    Tool("eraser", "Eraser"),
+    Tool("house", N_("House")),
+    Tool("sheep", N_("Sheep")),
+    Tool("sunflower", N_("Sunflower")),
+    Tool("super-sunflower", N_("Super sunflower")),
+    Tool("straight", N_("Straight rail")),
+    Tool("curve", N_("Curved rail")),
+    Tool("eraser", N_("Eraser")),
 )
 ITEMS = {"house", "sheep", "sunflower", "super-sunflower"}
 STRAIGHTS = tuple(s for s in sv.RAIL_ORIENTATIONS if (s[0] - s[1]) % 6 == 3)
@@ -55,6 +57,13 @@ AREA_FILLS = {
     "gray": "#cfcfcf",
 }
 FALLBACK_FILLS = ("#b9d7ea", "#c5e3bf", "#f7d5ae", "#f2c0c0", "#d9cbec", "#f2eab0", "#e0e0e0")
+#: Every area also has a pattern (``templates/_sprites.html``), so no area is told apart by
+#: its colour alone; names that are not colour words take the patterns in turn.
+AREA_PATTERNS = {
+    name: f"pat-{name}"
+    for name in ("blue", "green", "orange", "red", "purple", "yellow", "pink", "brown", "grey")
+} | {"gray": "pat-grey"}
+FALLBACK_PATTERNS = tuple(AREA_PATTERNS.values())[:9]
 MOUNTAIN_FILL = "#8b8580"
 
 
@@ -76,7 +85,7 @@ def load_layout(choice: str) -> dict[str, Any]:
             return db.get_layout(choice[3:], NAME).data
         except db.NotFound:
             pass
-    raise EditRefused("Choose one of the listed sheet layouts.")
+    raise EditRefused(gettext("Choose one of the listed sheet layouts."))
 
 
 def options_context() -> dict[str, Any]:
@@ -90,12 +99,20 @@ def new_table(form: Mapping[str, str], names: list[str]) -> tuple[dict[str, Any]
     layout = load_layout(form.get("layout", EXAMPLE))
     problems = layout_errors(layout)
     if problems:
-        raise EditRefused(f"The layout '{layout.get('name')}' is not usable yet: {problems[0]}")
+        raise EditRefused(
+            gettext(
+                "The layout “%(name)s” is not usable yet: %(why)s",
+                name=layout.get("name"),
+                why=sentence(problems[0]),
+            )
+        )
     variant = form.get("variant", "standard")
     if variant not in ("standard", "kids"):
-        raise EditRefused("Variant: choose standard or kids.")
+        raise EditRefused(gettext("Variant: choose standard or kids."))
     express = {
-        str(n): int_field(form, f"express_{n}", 0, 999, f"Valley Express, {n} settlements")
+        str(n): int_field(
+            form, f"express_{n}", 0, 999, gettext("Valley Express, %(n)s settlements", n=n)
+        )
         for n in EXPRESS_SIZES
     }
     doc = {
@@ -114,17 +131,19 @@ def tap(
 ) -> dict[str, Any]:
     tool = form.get("tool", "")
     if tool not in {t.key for t in TOOLS}:
-        raise EditRefused("Pick a drawing from the palette first.")
+        raise EditRefused(gettext("Pick a drawing from the palette first."))
     try:
         q, r = int(form.get("q", "")), int(form.get("r", ""))
     except ValueError:
-        raise EditRefused("That tap did not land on a hex.") from None
+        raise EditRefused(gettext("That tap did not land on a hex.")) from None
     new, sheet = with_player_copy(doc, player)
     cell = next((c for c in sheet["cells"] if (c["q"], c["r"]) == (q, r)), None)
     if cell is None:
-        raise EditRefused(f"Hex ({q}, {r}) is not on this sheet.")
+        raise EditRefused(gettext("Hex (%(q)s, %(r)s) is not on this sheet.", q=q, r=r))
     if cell.get("mountain"):
-        raise EditRefused(f"Hex ({q}, {r}) is a mountain: nothing can be drawn on it.")
+        raise EditRefused(
+            gettext("Hex (%(q)s, %(r)s) is a mountain: nothing can be drawn on it.", q=q, r=r)
+        )
     cell.pop("sides", None)
     if tool == "eraser":
         cell.pop("item", None)
@@ -157,7 +176,7 @@ def set_field(
         if not form["residents"].strip():
             sheet.pop("residents", None)
         else:
-            sheet["residents"] = int_field(form, "residents", 0, 999, "Residents tally")
+            sheet["residents"] = int_field(form, "residents", 0, 999, gettext("Residents tally"))
     return new, meta
 
 
@@ -173,6 +192,19 @@ def area_fills(doc: Mapping[str, Any]) -> dict[str, str]:
     return fills
 
 
+def area_patterns(doc: Mapping[str, Any]) -> dict[str, str]:
+    """The pattern id of every area: its colour's, or the next one not yet used."""
+    names = sorted({c["area"] for p in doc["players"] for c in p["cells"] if c.get("area")})
+    patterns = {
+        name: AREA_PATTERNS[name.lower()] for name in names if name.lower() in AREA_PATTERNS
+    }
+    spare = (p for p in FALLBACK_PATTERNS * 4 if p not in patterns.values())
+    for name in names:
+        if name not in patterns:
+            patterns[name] = next(spare, FALLBACK_PATTERNS[0])
+    return patterns
+
+
 def board(
     doc: dict[str, Any],
     meta: dict[str, Any],
@@ -184,6 +216,7 @@ def board(
     hexes = [Hex(c["q"], c["r"]) for c in sheet["cells"]]
     cv = canvas(hexes, Orientation.FLAT)
     fills = area_fills(doc)
+    patterns = area_patterns(doc)
     cells = []
     for c in sheet["cells"]:
         h = Hex(c["q"], c["r"])
@@ -198,6 +231,7 @@ def board(
                 "fill": MOUNTAIN_FILL
                 if c.get("mountain")
                 else fills.get(c.get("area", ""), "#eee"),
+                "pattern": "" if c.get("mountain") else patterns.get(c.get("area", ""), ""),
                 "mountain": bool(c.get("mountain")),
                 "area": c.get("area"),
                 "item": c.get("item"),
@@ -212,6 +246,7 @@ def board(
         "cells": cells,
         "why": why,
         "fills": fills,
+        "patterns": patterns,
         "marked": marked,
         "sheet": sheet,
         "render_cells": lambda tappable: render_cells(cells, marked, tappable),
@@ -227,8 +262,13 @@ def render_cells(
         q, r, x, y = c["q"], c["r"], c["x"], c["y"]
         classes = "cell" + (" mountain" if c["mountain"] else "")
         classes += " marked" if (q, r) in marked else ""
-        tap = ' data-tap role="button" tabindex="0"' if tappable else ""
+        tap = ' data-tap role="button" tabindex="0"' if tappable else ' role="img"'
         item = "mountain" if c["mountain"] else (c["item"] or "")
+        pattern = (
+            f'<polygon class="pat" points="{c["points"]}" fill="url(#{escape(c["pattern"])})"/>'
+            if c["pattern"]
+            else ""
+        )
         if c["mountain"]:
             glyph = (
                 f'<use href="#g-mountain" x="{x - 14:.1f}" y="{y - 14:.1f}" '
@@ -250,19 +290,34 @@ def render_cells(
         out.append(
             f'<g class="{classes}" data-q="{q}" data-r="{r}"{tap} data-item="{escape(item)}" '
             f'aria-label="{escape(c["label"])}">'
-            f'<polygon points="{c["points"]}" fill="{escape(c["fill"])}"/>{glyph}</g>'
+            f'<polygon points="{c["points"]}" fill="{escape(c["fill"])}"/>{pattern}{glyph}</g>'
         )
     return Markup("".join(out))
 
 
 def _cell_label(c: Mapping[str, Any]) -> str:
-    where = f"hex {c['q']},{c['r']}"
+    """What a screen reader says for a hex: where, its area, what is drawn on it."""
     if c.get("mountain"):
-        return f"{where}: mountain"
+        return str(gettext("hex %(q)s,%(r)s: mountain", q=c["q"], r=c["r"]))
     item = c.get("item")
+    area = term(c.get("area"), "area")
     if item == "rail":
-        return f"{where}, {c.get('area')}: rail {c['sides'][0]}-{c['sides'][1]}"
-    return f"{where}, {c.get('area')}: {item or 'empty'}"
+        return str(
+            gettext(
+                "hex %(q)s,%(r)s, %(area)s area: rail %(a)s-%(b)s",
+                q=c["q"],
+                r=c["r"],
+                area=area,
+                a=c["sides"][0],
+                b=c["sides"][1],
+            )
+        )
+    what = term(item) if item else gettext("empty")
+    return str(
+        gettext(
+            "hex %(q)s,%(r)s, %(area)s area: %(what)s", q=c["q"], r=c["r"], area=area, what=what
+        )
+    )
 
 
 def explain(cv: Any, sheet: Mapping[str, Any], details: Mapping[str, Any]) -> dict[str, Any]:
@@ -336,10 +391,20 @@ def evidence(why: Mapping[str, Any], category: str | None) -> set[tuple[int, int
 # --- layouts -----------------------------------------------------------------------------------
 
 AREA_NAMES = ("blue", "green", "orange", "red", "purple")
+_AREA_LABELS = (
+    NP_("area", "Blue"),
+    NP_("area", "Green"),
+    NP_("area", "Orange"),
+    NP_("area", "Red"),
+    NP_("area", "Purple"),
+)
 LAYOUT_TOOLS = (
-    *(Tool(name, name.capitalize(), AREA_FILLS[name]) for name in AREA_NAMES),
-    Tool("mountain", "Mountain"),
-    Tool("eraser", "Remove hex"),
+    *(
+        Tool(name, label, AREA_FILLS[name], icon=f"area-{name}", context=context)
+        for name, (context, label) in zip(AREA_NAMES, _AREA_LABELS, strict=True)
+    ),
+    Tool("mountain", N_("Mountain")),
+    Tool("eraser", N_("Remove hex")),
 )
 #: The empty canvas a layout is painted on: 7 printed columns of 6 hexes (odd-q).
 CANVAS = tuple(oddq_to_axial(col, row) for col in range(7) for row in range(6))
@@ -359,14 +424,14 @@ def blank_layout(name: str, start: Mapping[str, Any] | None = None) -> dict[str,
 def layout_tap(data: dict[str, Any], form: Mapping[str, str]) -> dict[str, Any]:
     tool = form.get("tool", "")
     if tool not in {t.key for t in LAYOUT_TOOLS}:
-        raise EditRefused("Pick an area colour, a mountain or the eraser first.")
+        raise EditRefused(gettext("Pick an area colour, a mountain or the eraser first."))
     try:
         h = Hex(int(form.get("q", "")), int(form.get("r", "")))
     except ValueError:
-        raise EditRefused("That tap did not land on a hex.") from None
+        raise EditRefused(gettext("That tap did not land on a hex.")) from None
     cells = [c for c in data["cells"] if (c["q"], c["r"]) != tuple(h)]
     if h not in CANVAS and len(cells) == len(data["cells"]):
-        raise EditRefused(f"Hex {h} is outside the canvas.")
+        raise EditRefused(gettext("Hex (%(q)s, %(r)s) is outside the canvas.", q=h.q, r=h.r))
     if tool == "mountain":
         cells.append({"q": h.q, "r": h.r, "mountain": True})
     elif tool != "eraser":
@@ -397,21 +462,34 @@ def layout_problems(data: Mapping[str, Any]) -> list[str]:
     areas = {k: n for k, n in counts.items() if k != "mountain"}
     if len(areas) != len(AREA_NAMES):
         notes.append(
-            f"{_count(len(areas), 'colour area')} painted; a printed sheet has {len(AREA_NAMES)}"
+            ngettext(
+                "%(num)d colour area painted; a printed sheet has %(want)s",
+                "%(num)d colour areas painted; a printed sheet has %(want)s",
+                len(areas),
+                want=len(AREA_NAMES),
+            )
         )
     notes += [
-        f"area {k} has {_count(n, 'hex', 'hexes')}; a printed sheet has {AREA_SIZE} in each area"
+        ngettext(
+            "area %(area)s has %(num)d hex; a printed sheet has %(want)s in each area",
+            "area %(area)s has %(num)d hexes; a printed sheet has %(want)s in each area",
+            n,
+            area=term(k, "area"),
+            want=AREA_SIZE,
+        )
         for k, n in sorted(areas.items())
         if n != AREA_SIZE
     ]
     if counts.get("mountain", 0) != MOUNTAINS:
-        mountains = _count(counts.get("mountain", 0), "mountain")
-        notes.append(f"{mountains} painted; a printed sheet has {MOUNTAINS}")
-    return notes
-
-
-def _count(n: int, one: str, many: str | None = None) -> str:
-    return f"{n} {one if n == 1 else many or one + 's'}"
+        notes.append(
+            ngettext(
+                "%(num)d mountain painted; a printed sheet has %(want)s",
+                "%(num)d mountains painted; a printed sheet has %(want)s",
+                counts.get("mountain", 0),
+                want=MOUNTAINS,
+            )
+        )
+    return [str(n) for n in notes]
 
 
 def layout_board(data: Mapping[str, Any]) -> dict[str, Any]:
@@ -422,9 +500,10 @@ def layout_board(data: Mapping[str, Any]) -> dict[str, Any]:
     for h in hexes:
         c = painted.get((h.q, h.r))
         cx, cy = cv.center(h)
-        fill = "#f1f1ee"
+        fill, pattern = "#f1f1ee", ""
         if c is not None:
             fill = MOUNTAIN_FILL if c.get("mountain") else AREA_FILLS.get(c["area"], "#ddd")
+            pattern = "" if c.get("mountain") else AREA_PATTERNS.get(c["area"], "")
         cells.append(
             {
                 "q": h.q,
@@ -433,16 +512,20 @@ def layout_board(data: Mapping[str, Any]) -> dict[str, Any]:
                 "x": cx,
                 "y": cy,
                 "fill": fill,
+                "pattern": pattern,
                 "mountain": bool(c and c.get("mountain")),
                 "painted": c is not None,
-                "label": f"hex {h.q},{h.r}: "
-                + (
-                    "not on the sheet"
-                    if c is None
-                    else "mountain"
-                    if c.get("mountain")
-                    else c["area"]
-                ),
+                "label": _layout_label(h, c),
             }
         )
     return {"canvas": cv, "cells": cells}
+
+
+def _layout_label(h: Hex, c: Mapping[str, Any] | None) -> str:
+    if c is None:
+        return str(gettext("hex %(q)s,%(r)s: not on the sheet", q=h.q, r=h.r))
+    if c.get("mountain"):
+        return str(gettext("hex %(q)s,%(r)s: mountain", q=h.q, r=h.r))
+    return str(
+        gettext("hex %(q)s,%(r)s: %(area)s area", q=h.q, r=h.r, area=term(c["area"], "area"))
+    )

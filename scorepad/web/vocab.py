@@ -1,0 +1,419 @@
+"""The games' vocabulary in the player's language: terms and the engines' sentences.
+
+The rules core is English and knows nothing of languages; it names categories, items,
+colours and square states, and explains warnings, tie-breaks and refusals in English
+sentences. The web layer translates them here:
+
+* :func:`term` translates one known word or label ("A. Houses with sheep", "sheep",
+  "herd", "blue" as an area or as a token, "cleared burrow", ...). Unknown text (a player's
+  name, a Seasons card's printed name) is left as it is.
+* :func:`sentence` translates an engine sentence by matching it against the English
+  templates of :data:`SENTENCES`, each written once with ``%(name)s`` placeholders: the
+  template is turned into a pattern, the pieces are translated by their kind (see
+  :func:`_piece`) and put into the translated template. A sentence is translated whole or
+  not at all: when any piece is not understood the English original is shown, never a
+  mix of two languages.
+
+Every English text here is marked for extraction (``N_``/``NP_``), so the catalogue test
+notices a term or a template that has no translation.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import cache
+
+from flask import has_request_context
+from flask_babel import get_locale, gettext, pgettext  # type: ignore[import-untyped]
+
+
+def N_(text: str) -> str:
+    """Mark ``text`` for extraction; it is translated where it is shown."""
+    return text
+
+
+def NP_(context: str, text: str) -> tuple[str, str]:
+    """Mark ``text`` with a context (``blue`` as an area is not ``blue`` as a token)."""
+    return context, text
+
+
+# --- terms ---------------------------------------------------------------------------------------
+
+TITLES = (
+    N_("Sunflower Valley"),
+    N_("Harmonies"),
+    N_("Spring Meadow"),
+    N_("Seasons"),
+)
+
+CATEGORIES = (
+    N_("A. Houses with sheep"),
+    N_("B. Houses without sheep"),
+    N_("C. Sunflower majority"),
+    N_("D. Mountains"),
+    N_("E. Residents"),
+    N_("F. Valley Express"),
+    N_("Trees"),
+    N_("Mountains"),
+    N_("Fields"),
+    N_("Buildings"),
+    N_("Water"),
+    N_("Animal cards"),
+    N_("Spirit"),
+    N_("Full rows (10 each)"),
+    N_("First incomplete row"),
+    N_("Cleared burrows"),
+    N_("Picnic"),
+    N_("Crystals"),
+    N_("Cards in play"),
+    N_("End-of-game cards"),
+    N_("Bonus track"),
+    N_("Cards in hand"),
+    N_("Ability token"),
+)
+
+WORDS = (
+    # Sunflower Valley: drawings, pairings, tie-breaks
+    N_("house"),
+    N_("sheep"),
+    N_("sunflower"),
+    N_("super-sunflower"),
+    N_("rail"),
+    N_("mountain"),
+    N_("mountains"),
+    N_("empty"),
+    N_("adjacent"),
+    N_("herd"),
+    N_("settlement"),
+    N_("railway"),
+    N_("houses"),
+    N_("sunflowers"),
+    N_("residents"),
+    N_("still tied"),
+    # Harmonies
+    N_("an empty hex"),
+    # Spring Meadow: square states, counting, tie-break
+    N_("snow"),
+    N_("covered"),
+    N_("open burrow"),
+    N_("cleared burrow"),
+    N_("burrow with a marmot"),
+    N_("rows from the bottom"),
+    N_("columns from the left"),
+    N_("seats counter-clockwise from the active player"),
+    N_("vertical"),
+    N_("horizontal"),
+    # Seasons
+    N_("cards in play"),
+    N_("Replica"),
+    N_("Magic item"),
+    N_("Familiar"),
+    N_("Base"),
+    N_("Enchanted Kingdom"),
+    N_("Path of Destiny"),
+    N_("Promo"),
+)
+
+#: Harmonies animal cards by the first name the catalogue gives them.
+ANIMALS = (
+    N_("alligator"),
+    N_("ray"),
+    N_("fish"),
+    N_("otter"),
+    N_("frog"),
+    N_("duck"),
+    N_("flamingo"),
+    N_("lizard"),
+    N_("shrew"),
+    N_("peacock"),
+    N_("squirrel"),
+    N_("hedgehog"),
+    N_("bee"),
+    N_("bear"),
+    N_("rabbit"),
+    N_("macaw"),
+    N_("boar"),
+    N_("koala"),
+    N_("wolf"),
+    N_("kingfisher"),
+    N_("penguin"),
+    N_("bat"),
+    N_("fennec fox"),
+    N_("macaque"),
+    N_("falcon"),
+    N_("meerkat"),
+    N_("crow"),
+    N_("alpaca"),
+    N_("arctic fox (*)"),
+    N_("raccoon"),
+    N_("ladybug"),
+    N_("panther (*)"),
+)
+
+#: Harmonies spirit cards as the catalogue words their effect.
+SPIRITS = (
+    N_("10 per field group (yellow) of 3 or more hexes, else 2 per group"),
+    N_("5 per field group (yellow), single hexes included"),
+    N_("4 per tree of height 2 or 3"),
+    N_("3 per tree of height 1 or 2, 1 per tree of height 3"),
+    N_("4 per connected group of buildings"),
+    N_("6 per group of 2 or more connected buildings"),
+    N_("4 per mountain of height 2 or 3, alone or not"),
+    N_("3 per mountain of height 1 or 2, 1 per mountain of height 3, alone or not"),
+    N_("7 per water group (blue) of 2 or more hexes"),
+    N_("2 per water hex (blue)"),
+)
+
+#: Colours: Sunflower Valley areas are feminine in Russian and Ukrainian ("область"),
+#: Harmonies tokens masculine ("жетон"), so each has its own context.
+COLOURS = (
+    NP_("area", "blue"),
+    NP_("area", "green"),
+    NP_("area", "orange"),
+    NP_("area", "red"),
+    NP_("area", "purple"),
+    NP_("area", "yellow"),
+    NP_("area", "pink"),
+    NP_("area", "brown"),
+    NP_("area", "grey"),
+    NP_("area", "gray"),
+    NP_("token", "blue"),
+    NP_("token", "grey"),
+    NP_("token", "brown"),
+    NP_("token", "green"),
+    NP_("token", "yellow"),
+    NP_("token", "red"),
+)
+
+_PLAIN = frozenset((*TITLES, *CATEGORIES, *WORDS, *ANIMALS, *SPIRITS))
+_WITH_CONTEXT = frozenset(COLOURS)
+
+
+def _english() -> bool:
+    return not has_request_context() or str(get_locale() or "en") == "en"
+
+
+def term(text: str | None, context: str | None = None) -> str:
+    """One known word or label in the player's language; anything else unchanged.
+
+    ``context`` is ``"area"`` or ``"token"`` for colours; plain terms are found without it.
+    """
+    if not text:
+        return text or ""
+    if _english():
+        return text
+    if context and (context, text) in _WITH_CONTEXT:
+        return str(pgettext(context, text))
+    if text in _PLAIN:
+        return str(gettext(text))
+    return text
+
+
+def table_title(title: str, game_title: str = "") -> str:
+    """A stored table title ("Harmonies: Anna, Boris") with the game's name translated."""
+    for known in TITLES:
+        if title == known or title.startswith(known + ": "):
+            return term(known) + title[len(known) :]
+    return title
+
+
+# --- sentences -----------------------------------------------------------------------------------
+
+#: The engines' sentences (and the board kits' sentences around them), one template each.
+#: Placeholder kinds, by name without trailing digits: ``why`` a nested sentence or term,
+#: ``steps`` sentences joined by "; ", ``terms`` terms joined by ", ", ``token`` a Harmonies
+#: colour, ``stack`` colours joined by "-", ``area`` a Sunflower Valley area; any other name
+#: (players, numbers, hexes, codes) is kept as it is.
+SENTENCES = (
+    # scorepad.scoring: ties
+    N_("tied on %(n)s points: %(steps)s"),
+    N_("%(a)s ahead of %(b)s on %(why)s (%(va)s vs %(vb)s)"),
+    N_("%(a)s and %(b)s still tied after %(terms)s: shared"),
+    N_("%(a)s and %(b)s share the place (no tie-break)"),
+    # prefixes naming where a problem is
+    N_("player %(name)s, cell %(cell)s: %(why)s"),
+    N_("player %(name)s, square %(square)s: %(why)s"),
+    N_("player %(name)s: %(why)s"),
+    N_("phase %(n)s, player %(name)s, square %(square)s: %(why)s"),
+    N_("phase %(n)s: %(why)s"),
+    N_("layout %(name)s: %(why)s"),
+    N_("cell %(cell)s: %(why)s"),
+    N_("area %(area)s"),
+    # Harmonies
+    N_("%(token)s cannot go on %(stack)s: %(why)s"),
+    N_("nothing may lie on %(stack)s"),
+    N_("only %(tokens)s may lie on an empty hex"),
+    N_("only %(tokens)s may lie on %(stack)s"),
+    N_(
+        "%(stack)s is not a legal stack (bottom → top): %(token)s cannot lie on %(stack2)s, %(why)s"
+    ),
+    N_("a cube lies on the habitat it was placed on, and this hex is empty"),
+    N_("card %(card)s is in front of %(who)s; the box has one of each card"),
+    N_("%(n)s cube(s) on the board, but the cards claim %(m)s (animal cubes plus a placed spirit)"),
+    N_("%(n)s empty hex(es), scored as they stand"),
+    N_("the boards hold %(n)s %(token)s tokens, but the box has only %(m)s"),
+    N_("player %(name)s, animal card %(card)s (track %(track)s): %(why)s"),
+    N_("player %(name)s, animal cards %(cards)s: %(why)s"),
+    N_("%(n)s cube(s) claimed, but %(why)s its pattern: %(hexes)s; %(why2)s"),
+    N_("%(n)s cube(s) claimed, but %(why)s its pattern; %(why2)s"),
+    N_("%(n)s cube(s) claimed, but %(why)s its pattern: %(hexes)s"),
+    N_("%(n)s cube(s) claimed, but %(why)s its pattern"),
+    N_("%(n)s cube(s) claimed between them, but %(why)s their patterns: %(hexes)s"),
+    N_("%(n)s cube(s) claimed between them, but %(why)s their patterns"),
+    N_("no hex with a cube matches"),
+    N_("only 1 hex with a cube matches"),
+    N_("only %(k)s hexes with a cube match"),
+    N_("1 hex without a cube match it too"),
+    N_("%(k)s hexes without a cube match it too"),
+    N_("%(cubes)s cubes claimed, but the card holds only %(n)s (track %(track)s)"),
+    N_("Suns (solo): %(n)s"),
+    # Sunflower Valley
+    N_(
+        "%(name)s: the residents tally on the sheet says %(n)s, the drawing gives %(m)s "
+        "(2 per house + 1 per super sunflower)"
+    ),
+    N_(
+        "%(name)s: %(n)s empty hex(es); the game ends when no sheet has an empty hex, so "
+        "this sheet is scored as it stands"
+    ),
+    N_("%(name)s: no house on the sheet; every sheet starts with one"),
+    N_(
+        "%(name)s's sheet layout differs from %(name2)s's (%(terms)s); all players should use "
+        "sheets with the same letter"
+    ),
+    N_(
+        "the sheet layout has %(n)s area(s) of %(sizes)s hexes and %(m)s mountain(s); printed "
+        "sheets have %(k)s areas of %(size)s hexes and %(k2)s mountains"
+    ),
+    N_("the sheet has no cells; list every hex of the sheet"),
+    N_("a layout has nothing drawn on it"),
+    # Spring Meadow
+    N_(
+        "%(n)s burrows are covered by tiles but only %(m)s marmots are on the board; covering "
+        "a burrow needs a marmot on a cleared burrow"
+    ),
+    N_("layout %(name)s has %(n)s burrows; every printed board side has %(m)s"),
+    N_("no active player recorded, so %(names)s share the win and each takes a pin"),
+    N_("the game ended after phase %(m)s (first to 2 pins)"),
+    N_(
+        "%(why)s %(code)s in phase %(m)s cannot become %(why2)s %(code2)s: tiles never move "
+        "and marmots never leave"
+    ),
+    N_("%(why)s %(code)s where the layout has no burrow"),
+    N_(
+        "the layout has a burrow here, so it is open 'o', cleared 'c', with a marmot 'm' or "
+        "covered '#', never snow '.'"
+    ),
+    N_("%(n)s burrow squares (o, c, m); a board side has only %(m)s burrows"),
+    N_("the players or their seats differ from phase 1"),
+    # Seasons: end-of-game effects, warnings, refusals
+    N_("%(n)s cards in play and no opponent"),
+    N_("%(n)s cards in play, not more than %(others)s"),
+    N_("%(n)s cards in play, more than each opponent (%(others)s)"),
+    N_("%(n)s energy in reserve × 3"),
+    N_("familiars in play: %(cards)s"),
+    N_("only magic items in play"),
+    N_("%(n)s energy on the Jewel (3 needed)"),
+    N_("3 of the %(n)s energy on the two Jewels"),
+    N_("%(n)s of the %(m)s energy left for this Jewel (3 needed)"),
+    N_("%(n)s Replica(s) × 7"),
+    N_("ability token 5: +3 per card in hand instead of −5"),
+    N_("−5 per card in hand"),
+    N_("Seasons is for 2 to 4 players; scored for one player alone"),
+    N_(
+        "%(n)s Replica(s) but no Eolis's Replicator in play; check that the Replicator left "
+        "play after making them"
+    ),
+    N_(
+        "two Jewels of the Ancients share %(n)s energy in the file; each full 3 was counted "
+        "on one Jewel"
+    ),
+    N_(
+        "Io's Minion says its holder may no longer gain crystals; its end-of-game cards are "
+        "scored as the digest lists them, check at the table"
+    ),
+    N_("card %(card)s (%(cardname)s): %(n)s copies in play (%(who)s); the box has %(m)s"),
+    N_(
+        "player %(name)s, 'jewel_energy': %(n)s energy on the Jewel of the Ancients, but the "
+        "Jewel is not in play"
+    ),
+)
+
+_PLACEHOLDER = re.compile(r"%\((\w+)\)s")
+#: What some placeholders look like, so that "open burrow 'o'" splits at the code.
+_SHAPES = {"code": r"'.'", "n": r"-?\d+", "m": r"-?\d+", "k": r"-?\d+", "va": r"-?\d+"}
+
+
+def _group(name: str) -> str:
+    shape = _SHAPES.get(name.rstrip("0123456789"), ".*?")
+    return f"(?P<{name}>{shape})"
+
+
+@cache
+def _patterns() -> tuple[tuple[re.Pattern[str], str], ...]:
+    """Each template as an anchored pattern with one group per placeholder."""
+    found = []
+    for template in SENTENCES:
+        parts = _PLACEHOLDER.split(template)
+        regex = "".join(_group(part) if i % 2 else re.escape(part) for i, part in enumerate(parts))
+        found.append((re.compile(regex, re.DOTALL), template))
+    return tuple(found)
+
+
+def _colours(context: str, text: str, sep: str) -> str | None:
+    """Colour words joined by ``sep`` (``""``: one colour) in the given context."""
+    words = text.split(sep) if sep else [text]
+    if not all((context, w) in _WITH_CONTEXT for w in words):
+        return None
+    return sep.join(str(pgettext(context, w)) for w in words)
+
+
+def _list(text: str, sep: str) -> str | None:
+    pieces = [_phrase(p) for p in text.split(sep)]
+    return None if any(p is None for p in pieces) else sep.join(p for p in pieces if p is not None)
+
+
+#: How a placeholder's text is translated, by kind; ``None`` means "not understood".
+_KINDS: dict[str, Callable[[str], str | None]] = {
+    "why": lambda v: _phrase(v),
+    "steps": lambda v: _list(v, "; "),
+    "terms": lambda v: _list(v, ", "),
+    "token": lambda v: _colours("token", v, ""),
+    "tokens": lambda v: _colours("token", v, ", "),
+    "stack": lambda v: term(v) if v == "an empty hex" else _colours("token", v, "-"),
+    "area": lambda v: _colours("area", v, ""),
+}
+
+
+def _piece(name: str, value: str) -> str | None:
+    kind = _KINDS.get(name.rstrip("0123456789"))
+    return value if kind is None else kind(value)
+
+
+def _phrase(text: str) -> str | None:
+    """A term or a sentence in the player's language, or ``None`` when not understood."""
+    if text in _PLAIN:
+        return str(gettext(text))
+    for pattern, template in _patterns():
+        match = pattern.fullmatch(text)
+        if match is None:
+            continue
+        pieces = {name: _piece(name, value) for name, value in match.groupdict().items()}
+        if any(p is None for p in pieces.values()):
+            continue
+        return str(gettext(template, **pieces))
+    return None
+
+
+def sentence(text: str | None) -> str:
+    """An engine sentence (warning, tie-break, refusal, reason) in the player's language."""
+    if not text or _english():
+        return text or ""
+    translated = _phrase(text)
+    return text if translated is None else translated
+
+
+def understood(text: str) -> bool:
+    """Whether :func:`sentence` translates ``text`` (tests: the engines' sentences are known)."""
+    return _phrase(text) is not None

@@ -1,0 +1,469 @@
+"""Languages: every string of the app and the games' vocabulary in English, Russian, Ukrainian.
+
+The catalogue test extracts the messages from the sources with Babel's Python API (the same
+extraction as ``tools/i18n.py``) and fails when a catalogue lacks one, leaves one fuzzy or
+empty, or loses a placeholder. The engines' sentences (warnings, tie-breaks, refusals,
+reasons) are produced by running the engines, so a new or reworded sentence fails here until
+``scorepad/web/vocab.py`` knows its template.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from babel.messages.mofile import read_mo
+from conftest import make_app
+from flask import Flask
+from flask.testing import FlaskClient
+from webhelpers import HX, SV_FORM, new_table, stored_doc, tap
+
+from scorepad import games
+from scorepad.boardfile import BoardError
+from scorepad.games import harmonies as hm
+from scorepad.games import seasons as ss
+from scorepad.games import spring_meadow as sm
+from scorepad.games import sunflower_valley as sv
+from scorepad.web import vocab
+
+ROOT = Path(__file__).resolve().parents[2]
+LANGS = ("ru", "uk")
+
+
+def _tool() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("scorepad_i18n_tool", ROOT / "tools/i18n.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+tool = _tool()
+
+
+@pytest.fixture(scope="module")
+def template() -> Any:
+    return tool.extract()
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Iterator[Flask]:
+    application = make_app(f"sqlite:///{tmp_path / 'i18n.sqlite3'}", WTF_CSRF_ENABLED=False)
+    yield application
+    application.extensions["scorepad.db"].dispose()
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
+
+
+def page(client: FlaskClient, url: str, lang: str, **kw: Any) -> str:
+    resp = client.get(url, headers={"Accept-Language": lang, **kw.pop("headers", {})}, **kw)
+    assert resp.status_code == 200, (url, resp.status_code)
+    return resp.get_data(as_text=True)
+
+
+# --- the catalogues ---------------------------------------------------------------------------
+
+
+def test_extraction_finds_the_templates_and_the_python_strings(template: Any) -> None:
+    ids = {m.id for m in template}
+    assert "Show why" in ids  # a template
+    assert "Pick a drawing from the palette first." in ids  # a board kit
+    assert "A. Houses with sheep" in ids  # the games' vocabulary
+    assert ("%(num)d note", "%(num)d notes") in ids  # a plural
+    assert template.get("blue", "area") is not None and template.get("blue", "token") is not None
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_string_is_translated(lang: str, template: Any) -> None:
+    problems = tool.problems(lang, template)
+    assert not problems, "\n".join(problems[:40]) + f"\n({len(problems)} in all)"
+
+
+_PLACEHOLDER = re.compile(r"%\((\w+)\)[sd]")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_translations_keep_every_placeholder_and_tag(lang: str) -> None:
+    wrong = []
+    for m in tool.read(lang):
+        if not m.id:
+            continue
+        ids = m.id if isinstance(m.id, tuple) else (m.id,)
+        strings = m.string if isinstance(m.string, tuple) else (m.string,)
+        want = set(_PLACEHOLDER.findall(ids[-1]))
+        tags = sorted(re.findall(r"</?\w+", ids[0]))
+        for s in strings:
+            if not s:
+                continue  # reported by test_every_string_is_translated
+            if set(_PLACEHOLDER.findall(s)) != want or sorted(re.findall(r"</?\w+", s)) != tags:
+                wrong.append(f"{m.id!r} -> {s!r}")
+            if '"' in s and '"' not in ids[0]:
+                wrong.append(f"{s!r}: a double quote would end an HTML attribute")
+    assert not wrong, "\n".join(wrong)
+
+
+def _key(message: Any) -> tuple[Any, ...]:
+    return (message.context, _text(message.id))
+
+
+def _text(value: Any) -> Any:
+    return tuple(value) if isinstance(value, list | tuple) else value
+
+
+def _filled(value: Any) -> bool:
+    return all(value) if isinstance(value, list | tuple) else bool(value)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_compiled_catalogues_match_their_po_files(lang: str) -> None:
+    """The app reads the ``.mo`` files: they must be the compiled ``.po`` (tools/i18n.py)."""
+    mo = tool.po_path(lang).with_suffix(".mo")
+    with mo.open("rb") as f:
+        compiled = {_key(m): _text(m.string) for m in read_mo(f) if m.id}
+    source = {
+        _key(m): _text(m.string)
+        for m in tool.read(lang)
+        if m.id and not m.fuzzy and _filled(m.string)
+    }
+    assert compiled == source, "run `.venv/bin/python tools/i18n.py compile`"
+
+
+# --- choosing the language --------------------------------------------------------------------
+
+
+def test_the_browser_language_is_used(client: FlaskClient) -> None:
+    english = page(client, "/", "en-GB,en;q=0.9")
+    assert '<html lang="en"' in english and "Past tables" in english
+    russian = page(client, "/", "ru-RU,ru;q=0.9,en;q=0.5")
+    assert '<html lang="ru"' in russian and "Прошлые столы" in russian
+    assert "Past tables" not in russian
+    ukrainian = page(client, "/", "uk,ru;q=0.8")
+    assert '<html lang="uk"' in ukrainian and "Минулі столи" in ukrainian
+    fallback = page(client, "/", "de-DE,fr;q=0.8")
+    assert '<html lang="en"' in fallback
+    resp = client.get("/", headers={"Accept-Language": "ru"})
+    assert "Accept-Language" in resp.headers["Vary"]
+
+
+def test_the_switcher_remembers_the_choice_in_a_cookie(client: FlaskClient) -> None:
+    html = page(client, "/new", "ru")
+    for code, name in (("en", "English"), ("ru", "Русский"), ("uk", "Українська")):
+        assert f'href="/lang/{code}" lang="{code}"' in html and name in html
+    resp = client.get("/lang/uk?next=/new", headers={"Accept-Language": "ru"})
+    assert resp.status_code == 303 and resp.headers["Location"].endswith("/new")
+    assert "lang=uk" in resp.headers["Set-Cookie"]
+    # The cookie wins over the browser's language from then on.
+    html = page(client, "/new", "ru")
+    assert '<html lang="uk"' in html and "Новий стіл" in html
+    client.get("/lang/en")
+    assert '<html lang="en"' in page(client, "/new", "ru")
+
+
+def test_the_switcher_goes_back_only_within_the_site(client: FlaskClient) -> None:
+    for target in ("https://evil.example/", "//evil.example/x", "/\\evil.example", "javascript:x"):
+        resp = client.get("/lang/ru", query_string={"next": target})
+        assert resp.headers["Location"] in ("/", "http://localhost/"), target
+    resp = client.get("/lang/ru", headers={"Referer": "http://localhost/layouts?x=1"})
+    assert resp.headers["Location"].endswith("/layouts?x=1")
+    resp = client.get("/lang/ru", headers={"Referer": "https://evil.example/layouts"})
+    assert resp.headers["Location"] in ("/", "http://localhost/")
+    resp = client.get("/lang/xx")
+    assert resp.status_code == 303 and "Set-Cookie" not in resp.headers
+
+
+# --- key pages in Russian and Ukrainian -------------------------------------------------------
+
+#: Words that must not be left in English on a translated page (visible text only).
+ENGLISH = ("Undo", "Redo", "Show why", "Total", "Rank", "Results", "Past tables", "Palette")
+
+EXPECTED = {
+    "ru": {
+        "new": ["Новый стол", "Игроки по порядку мест", "Начать стол", "Солнечная долина"],
+        "sv": ["А. Дома с овцами", "Е. Долинный экспресс", "Итого", "Отменить", "Дом", "Овца"],
+        "hm": ["Деревья", "Карты животных", "Снять верхний", "Синий"],
+        "sm": ["Полные ряды (по 10)", "Очищенная нора", "Сурок", "Тайл пикника"],
+        "ss": ["Кристаллы", "Карты в руке", "Жетон способности"],
+        "results": ["Победител", "Почему у каждого столько очков", "Больше всех подсолнухов (В)"],
+        "layouts": ["Раскладки", "Новая раскладка", "Создать и раскрасить"],
+    },
+    "uk": {
+        "new": ["Новий стіл", "Гравці за порядком місць", "Почати стіл", "Сонячна долина"],
+        "sv": ["А. Будинки з вівцями", "Е. Долинний експрес", "Разом", "Скасувати", "Будинок"],
+        "hm": ["Дерева", "Карти тварин", "Зняти верхній", "Синій"],
+        "sm": ["Повні ряди (по 10)", "Очищена нора", "Бабак", "Тайл пікніка"],
+        "ss": ["Кристали", "Карти в руці", "Жетон здібності"],
+        "results": ["Перемож", "Чому в кожного стільки очок", "Найбільше соняшників (В)"],
+        "layouts": ["Розкладки", "Нова розкладка", "Створити й розфарбувати"],
+    },
+}
+
+
+def visible_text(html: str) -> str:
+    """The page's text without tags, attributes, scripts and the hidden sprite sheet."""
+    html = re.sub(r"(?s)<(script|style|svg)\b.*?</\1>", " ", html)
+    return re.sub(r"<[^>]+>", " ", html)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_key_pages_are_translated(client: FlaskClient, lang: str) -> None:
+    want = EXPECTED[lang]
+    tables = {
+        "sv": new_table(client, SV_FORM, ["Anna", "Boris"]),
+        "hm": new_table(client, {"game": "harmonies", "side": "A"}, ["Anna", "Boris"]),
+        "sm": new_table(
+            client,
+            {"game": "spring-meadow", "layout": "example", "orientation": "vertical"},
+            ["Anna", "Boris"],
+        ),
+        "ss": new_table(client, {"game": "seasons"}, ["Anna", "Boris"]),
+    }
+    pages = {"new": page(client, "/new", lang), "layouts": page(client, "/layouts", lang)}
+    pages |= {key: page(client, f"/t/{table_id}", lang) for key, table_id in tables.items()}
+    pages["results"] = page(client, f"/t/{tables['sv']}/results", lang)
+    for key, words in want.items():
+        text = visible_text(pages[key])
+        missing = [w for w in words if w not in text]
+        assert not missing, (key, missing)
+        english = [w for w in ENGLISH if re.search(rf"\b{re.escape(w)}\b", text)]
+        assert not english, (key, english)
+    # Screen-reader labels are translated too (SVG hexes, squares).
+    assert "гекс 0,0" in pages["sv"]
+    assert ("клетка 0,0" if lang == "ru" else "клітинка 0,0") in pages["sm"]
+
+
+def test_htmx_fragments_and_refusals_are_translated(app: Flask, client: FlaskClient) -> None:
+    table_id = new_table(client, {"game": "harmonies", "side": "A"}, ["Anna"])
+    tap(client, table_id, p=0, tool="red", q=0, r=0)
+    resp = client.post(
+        f"/t/{table_id}/tap",
+        data={"p": "0", "tool": "green", "q": "0", "r": "0"},
+        headers={**HX, "Accept-Language": "ru"},
+    )
+    assert resp.status_code == 422
+    html = resp.get_data(as_text=True)
+    # "green cannot go on red: only red may lie on red", from the engine, in Russian
+    assert (
+        "Гекс (0, 0): зелёный нельзя положить на красный: на красный можно класть только: "
+        "красный." in html
+    )
+    assert stored_doc(app, table_id)["players"][0]["cells"][0]["stack"] == ["red"]
+    resp = client.post(
+        f"/t/{table_id}/tap",
+        data={"p": "0", "tool": "", "q": "0", "r": "0"},
+        headers={**HX, "Accept-Language": "uk"},
+    )
+    assert "Спершу виберіть колір жетона" in resp.get_data(as_text=True)
+
+
+# --- the games' vocabulary --------------------------------------------------------------------
+
+
+@pytest.fixture
+def russian(app: Flask) -> Iterator[None]:
+    with app.test_request_context(headers={"Accept-Language": "ru"}):
+        yield
+
+
+def test_every_engine_term_has_a_translation(russian: None) -> None:
+    terms = [label for name in games.available() for label in games.get(name).categories.values()]
+    terms += [g.title for g in (games.get(n) for n in games.available())]
+    terms += list(sm.SQUARE_CODES.values())
+    terms += [card.names[0] for card in hm.ANIMAL_CARDS.values()]
+    terms += list(hm.SPIRIT_CARDS.values())
+    terms += sorted({c.type for c in ss.CARDS.values()} | {c.set for c in ss.CARDS.values()})
+    terms += ["adjacent", "herd", "settlement", "railway", "houses", "sunflowers", "residents"]
+    terms += ["still tied", "rows from the bottom", "columns from the left", "Replica"]
+    untranslated = [t for t in terms if vocab.term(t) == t]
+    assert not untranslated
+    colours = [vocab.term(c, "token") for c in hm.COLOURS]
+    assert colours == ["синий", "серый", "коричневый", "зелёный", "жёлтый", "красный"]
+    assert [vocab.term(a, "area") for a in ("blue", "purple")] == ["синяя", "фиолетовая"]
+    assert vocab.term("Anna") == "Anna"  # a player's name is never translated
+
+
+def test_every_harmonies_stack_refusal_is_translated(russian: None) -> None:
+    """Every illegal token on every legal stack: the engine's sentence, translated whole."""
+    refusals = set()
+    for stack in [(), *hm.LEGAL_STACKS]:
+        for colour in hm.COLOURS:
+            try:
+                hm.place_token(stack, colour)
+            except ValueError as err:
+                refusals.add(str(err))
+    stacks = itertools.chain.from_iterable(
+        itertools.product(hm.COLOURS, repeat=n) for n in (1, 2, 3)
+    )
+    refusals |= {hm.stack_problem(s) for s in stacks if not hm.is_legal_stack(s)}
+    assert len(refusals) > 20
+    not_understood = [r for r in refusals if not vocab.understood(r)]
+    assert not not_understood, not_understood[:5]
+    for r in refusals:
+        assert not re.search(r"\b(cannot|may|lie|only|nothing|empty)\b", vocab.sentence(r)), r
+
+
+def _sv_table(
+    sheets: list[list[tuple[int, int, str]]], layout: dict[str, Any] | None = None, **player: Any
+) -> dict[str, Any]:
+    layout = layout or sv.example_layout()
+    players = []
+    for i, drawn in enumerate(sheets):
+        cells = sv.blank_sheet(layout)
+        for q, r, item in drawn:
+            next(c for c in cells if (c["q"], c["r"]) == (q, r))["item"] = item
+        players.append({"name": f"P{i + 1}", "cells": cells, **player})
+    return {"game": "sunflower-valley", "players": players}
+
+
+def _problems(parse: Any, doc: Any) -> list[str]:
+    try:
+        parse(doc)
+    except BoardError as err:
+        return err.problems
+    raise AssertionError("expected a BoardError")
+
+
+def _sunflower_valley() -> list[str]:
+    """Empty sheets (ties on every tie-break), a tally that disagrees, an odd layout."""
+    doc = _sv_table([[], []], residents=3)
+    result = sv.GAME.score(sv.GAME.parse(doc))
+    found = [*result.warnings, *result.tiebreaks]
+    free = [c for c in doc["players"][0]["cells"] if not c.get("mountain")]
+    one_house = _sv_table([[(free[0]["q"], free[0]["r"], "house")], []])
+    found += sv.GAME.score(sv.GAME.parse(one_house)).tiebreaks
+    blue = [c for c in sv.example_layout()["cells"] if c.get("area") == "blue"]
+    odd = _sv_table([[]], layout={"name": "odd", "cells": blue})
+    found += sv.GAME.score(sv.GAME.parse(odd)).warnings
+    found += _problems(sv.parse_layout, {"name": "X", "cells": []})
+    return found
+
+
+def _harmonies() -> list[str]:
+    """Empty boards with a claimed cube; a cube on an empty hex."""
+    cells = [{"q": h.q, "r": h.r, "stack": []} for h in hm.board_hexes("A")]
+    anna = {"name": "Anna", "cells": cells, "animals": [{"card": 3, "cubes": 1}]}
+    doc = {
+        "game": "harmonies",
+        "options": {"side": "A"},
+        "players": [anna, {"name": "Boris", "cells": cells, "animals": []}],
+    }
+    result = hm.GAME.score(hm.GAME.parse(doc))
+    cubed = {**anna, "cells": [{**cells[0], "cube": True}, *cells[1:]]}
+    return [
+        *result.warnings,
+        *result.tiebreaks,
+        *_problems(hm.GAME.parse, {**doc, "players": [cubed]}),
+    ]
+
+
+def _spring_meadow() -> list[str]:
+    """Burrows covered without marmots, no active player, a phase that uncovers squares."""
+    layout = sm.example_layout()
+    rows = [list(r) for r in sm.empty_board("vertical", layout)]
+    for r, c in layout.burrows:
+        rows[r][c] = "#"
+    anna = {
+        "name": "Anna",
+        "orientation": "vertical",
+        "layout": layout.name,
+        "rows": ["".join(r) for r in rows],
+    }
+    boris = {**anna, "name": "Boris"}
+    doc = {
+        "game": "spring-meadow",
+        "options": {"layouts": [sm.dump_layout(layout)]},
+        "players": [anna, boris],
+    }
+    result = sm.GAME.score(sm.GAME.parse(doc))
+    found = [*result.warnings, *result.tiebreaks]
+    active = {**doc, "options": {**doc["options"], "active": "Anna"}}
+    found += sm.GAME.score(sm.GAME.parse(active)).tiebreaks
+    undone = {**doc, "players": [{**anna, "rows": list(sm.empty_board("vertical", layout))}, boris]}
+    found += _problems(sm.score_game, [doc, undone])
+    found += sm.layout_warnings(sm.parse_layout({"name": "L", "rows": ["." * 10] * 15}))
+    return found
+
+
+def _seasons() -> list[str]:
+    """One player alone, then two: every end-of-game effect with its reason, the hand."""
+    anna = {
+        "name": "Anna",
+        "crystals": 10,
+        "bonuses_used": 0,
+        "cards_in_hand": 2,
+        "energy_in_reserve": 2,
+        "jewel_energy": 4,
+        "replicas": 1,
+        "ability_token": None,
+        "cards_in_play": [
+            ss.RAGFIELDS_HELM,
+            ss.LANTERN_OF_XIDIT,
+            ss.SEALED_CHEST_OF_URM,
+            ss.JEWEL_OF_THE_ANCIENTS,
+            ss.JEWEL_OF_THE_ANCIENTS,
+            ss.IOS_MINION,
+        ],
+    }
+    boris = {**anna, "name": "Boris", "jewel_energy": 0, "ability_token": 5, "replicas": 0}
+    boris["cards_in_play"] = [ss.RAGFIELDS_HELM]
+    found: list[str] = []
+    for players in ([anna], [anna, boris], [boris, {**boris, "name": "Vera"}]):
+        result = ss.GAME.score(ss.GAME.parse({"game": "seasons", "players": players}))
+        found += [*result.warnings, *result.tiebreaks]
+        for p in result.players:
+            found += [e["why"] for e in p.details["end_of_game"]]
+            found.append(p.details["cards_in_hand"]["why"])
+    return found
+
+
+def engine_sentences() -> list[str]:
+    """Warnings, tie-breaks, refusals and reasons the engines really produce."""
+    found = _sunflower_valley() + _harmonies() + _spring_meadow() + _seasons()
+    return [s for s in found if s]
+
+
+def test_engine_warnings_tiebreaks_and_reasons_are_translated(russian: None) -> None:
+    sentences = engine_sentences()
+    assert len(sentences) >= 15
+    kinds = " ".join(sentences)
+    assert "tied on" in kinds and "empty hex" in kinds and "energy" in kinds
+    not_understood = [s for s in sentences if not vocab.understood(s)]
+    assert not not_understood, not_understood
+    for s in sentences:
+        translated = vocab.sentence(s)
+        english = re.findall(r"\b(the|and|on|of|in|but|per|player|tied|ahead)\b", translated)
+        assert not english, (s, translated)
+
+
+def test_a_tiebreak_sentence_reads_naturally(russian: None) -> None:
+    text = (
+        "tied on 12 points: Anna ahead of Boris on houses (2 vs 1); "
+        "Boris and Vera still tied after houses, sunflowers, residents: shared"
+    )
+    assert vocab.sentence(text) == (
+        "ничья на 12 очках: Anna впереди Boris по показателю «дома» (2 против 1); "
+        "Boris и Vera всё ещё равны после сравнения (дома, подсолнухи, жители): место делят"
+    )
+    # Unknown text stays whole in English rather than half translated.
+    assert vocab.sentence("tied on 3 points: something new") == "tied on 3 points: something new"
+    assert vocab.table_title("Harmonies: Anna, Boris") == "Гармонии: Anna, Boris"
+
+
+@pytest.mark.parametrize("stack", hm.LEGAL_STACKS[:3])
+def test_stack_labels_for_screen_readers(app: Flask, stack: tuple[str, ...]) -> None:
+    from scorepad.web.boards import harmonies as kit
+
+    with app.test_request_context(headers={"Accept-Language": "uk"}):
+        label = kit._cell_label(hm.board_hexes("A")[0], list(stack), True)
+    assert label.startswith("гекс ") and label.endswith(", кубик")
+    assert not re.search(r"[a-z]{3,}", label), label
