@@ -11,12 +11,12 @@ table for ``score`` alone and for ``parse`` + ``score`` (target: mean under 2 ms
 from __future__ import annotations
 
 import random
-import statistics
 import sys
-import time
 from typing import Any
 
 from scorepad.games import harmonies as hm
+
+from timing import cpu_ms, report, wall_ms
 
 SIDE_WEIGHTS = {"A": 3, "B": 1}
 
@@ -68,28 +68,15 @@ def random_table(rng: random.Random, players: int = 4) -> dict[str, Any]:
     return {"game": "harmonies", "options": {"side": side}, "players": doc_players}
 
 
-def report(label: str, seconds: list[float]) -> None:
-    ms = sorted(s * 1000 for s in seconds)
-    p99 = ms[min(len(ms) - 1, int(len(ms) * 0.99))]
-    print(f"{label:<16} mean {statistics.fmean(ms):.3f} ms   p99 {p99:.3f} ms   ({len(ms)} tables)")
-
-
 def main(argv: list[str]) -> None:
     count = int(argv[0]) if argv else 10_000
     rng = random.Random(int(argv[1]) if len(argv) > 1 else 2024)
     docs = [random_table(rng) for _ in range(count)]
     tables = [hm.parse(d) for d in docs]
-    clock = time.perf_counter
-    score_times, total_times = [], []
-    for doc, table in zip(docs, tables, strict=True):
-        start = clock()
-        hm.score(table)
-        score_times.append(clock() - start)
-        start = clock()
-        hm.score(hm.parse(doc))
-        total_times.append(clock() - start)
-    report("score", score_times)
-    report("parse + score", total_times)
+    print(f"Harmonies: {count} random legal 4-player tables with animal and spirit cards")
+    report("score", cpu_ms(hm.score, tables))
+    report("parse + score", cpu_ms(lambda d: hm.score(hm.parse(d)), docs))
+    report("score (wall clock)", wall_ms(hm.score, tables))
 
 
 if __name__ == "__main__":

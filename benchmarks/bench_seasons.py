@@ -9,13 +9,13 @@ file), and per query for the card picker's name search.
 from __future__ import annotations
 
 import random
-import statistics
 import sys
-import time
 from typing import Any
 
 from scorepad.games import seasons
 from scorepad.games.seasons_cards import REPLICA
+
+from timing import cpu_ms, report, wall_ms
 
 NAMES = ("Anna", "Boris", "Clara", "Dmitri")
 QUERIES = ("ragfield", "helm rag", "lantern", "io", "chronoring", "ragfeild helm", "19", "amu")
@@ -44,40 +44,17 @@ def random_table(rng: random.Random) -> dict[str, Any]:
     return {"game": "seasons", "players": players}
 
 
-def percentile(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))]
-
-
-def report(label: str, values: list[float], unit: str) -> None:
-    print(
-        f"  {label:15} mean {statistics.fmean(values):.3f} ms  "
-        f"p50 {percentile(values, 50):.3f} ms  p99 {percentile(values, 99):.3f} ms per {unit}"
-    )
-
-
 def main() -> None:
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000
     rng = random.Random(2026)
     docs = [random_table(rng) for _ in range(count)]
-    parse_ms, score_ms = [], []
-    for doc in docs:
-        t0 = time.perf_counter()
-        table = seasons.parse(doc)
-        t1 = time.perf_counter()
-        seasons.score(table)
-        t2 = time.perf_counter()
-        parse_ms.append((t1 - t0) * 1000)
-        score_ms.append((t2 - t1) * 1000)
-    search_ms = []
-    for n in range(max(1, count // 10)):
-        t0 = time.perf_counter()
-        seasons.search_cards(QUERIES[n % len(QUERIES)])
-        search_ms.append((time.perf_counter() - t0) * 1000)
+    tables = [seasons.parse(doc) for doc in docs]
+    queries = [QUERIES[n % len(QUERIES)] for n in range(max(1, count // 10))]
     print(f"Seasons: {count} random 4-player tables, 3 to 12 cards in play each")
-    report("score", score_ms, "table")
-    report("parse+validate", parse_ms, "table")
-    report("search_cards", search_ms, "query")
+    report("score", cpu_ms(seasons.score, tables))
+    report("parse+validate", cpu_ms(seasons.parse, docs))
+    report("score (wall clock)", wall_ms(seasons.score, tables))
+    report("search_cards", cpu_ms(seasons.search_cards, queries), "query")
 
 
 if __name__ == "__main__":

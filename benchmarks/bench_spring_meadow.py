@@ -9,12 +9,12 @@ board file against its layout) and per game for the ledger of three phases.
 from __future__ import annotations
 
 import random
-import statistics
 import sys
-import time
 from typing import Any
 
 from scorepad.games import spring_meadow as sm
+
+from timing import cpu_ms, report, wall_ms
 
 NAMES = ("Anna", "Boris", "Clara", "Dmitri")
 
@@ -69,45 +69,21 @@ def growing_game(rng: random.Random, phases: int = 3) -> list[dict[str, Any]]:
     return docs
 
 
-def percentile(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))]
-
-
-def report(label: str, values: list[float], unit: str) -> None:
-    print(
-        f"  {label:15} mean {statistics.fmean(values):.3f} ms  "
-        f"p50 {percentile(values, 50):.3f} ms  p99 {percentile(values, 99):.3f} ms per {unit}"
-    )
-
-
 def main() -> None:
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000
     rng = random.Random(2026)
     layout = sm.example_layout()
     docs = [random_table(rng, layout) for _ in range(count)]
-    parse_ms, score_ms = [], []
-    for doc in docs:
-        t0 = time.perf_counter()
-        table = sm.parse(doc)
-        t1 = time.perf_counter()
-        sm.score(table)
-        t2 = time.perf_counter()
-        parse_ms.append((t1 - t0) * 1000)
-        score_ms.append((t2 - t1) * 1000)
+    tables = [sm.parse(doc) for doc in docs]
     games = [growing_game(rng) for _ in range(max(1, count // 10))]
     # A game that someone won in two phases has no third one.
     games = [g[:2] if sm.score_game(g[:2]).finished else g for g in games]
-    game_ms = []
-    for game in games:
-        t0 = time.perf_counter()
-        sm.score_game(game)
-        game_ms.append((time.perf_counter() - t0) * 1000)
     print(f"Spring Meadow: {count} random 4-player phases on the example layout")
-    report("score", score_ms, "table")
-    report("parse+validate", parse_ms, "table")
+    report("score", cpu_ms(sm.score, tables))
+    report("parse+validate", cpu_ms(sm.parse, docs))
+    report("score (wall clock)", wall_ms(sm.score, tables))
     print(f"Spring Meadow: {len(games)} random 4-player games of 2-3 phases (parse + ledger)")
-    report("score_game", game_ms, "game")
+    report("score_game", cpu_ms(sm.score_game, games), "game")
 
 
 if __name__ == "__main__":
