@@ -5,6 +5,14 @@
  * chained, so fast taps are sent in order, each after the previous answer has been swapped in
  * (and so with the fresh tag). Boards marked data-drag paint every square the finger crosses
  * and send them in one request when it lifts.
+ *
+ * A tap that fails for want of a connection is not lost: it stays in the chain and is sent
+ * again with backoff (0.5 s, 1 s, 2 s, ... at most 8 s, at once when the phone says it is
+ * online again) while a small banner says the phone is offline. Answers from the server
+ * (200, 409, 422, 5xx) are never retried.
+ *
+ * Also here: the service worker's registration, the dark-theme switch, the language links,
+ * the screen-reader summary of the live breakdown, and arrow keys on Spring Meadow boards.
  */
 (function () {
   "use strict";
@@ -17,19 +25,72 @@
     return t ? t.value : "";
   }
 
-  function send(values) {
-    chain = chain.then(function () {
-      var ed = editor();
-      if (!ed) { return null; }
-      values.p = ed.dataset.player;
-      values.v = ed.dataset.sheet;
-      if (values.tool === undefined) { values.tool = tool(); }
-      return htmx.ajax("POST", ed.dataset.tapUrl, {
-        source: ed, target: "#editor", swap: "outerHTML", values: values
+  var waiting = 0;      /* taps sent or queued, not yet answered */
+  var offline = false;  /* the last tap failed for want of a connection */
+  var wakeUp = null;    /* ends the current backoff early when the phone is online again */
+
+  function netStatus() {
+    var box = document.getElementById("netstatus");
+    if (!box) { return; }
+    var msg = offline ? document.body.dataset.msgOffline
+      : (waiting && box.dataset.shown === "offline") ? document.body.dataset.msgSending : "";
+    if (msg) {
+      box.textContent = msg;
+      box.hidden = false;
+      box.dataset.shown = offline ? "offline" : "sending";
+    } else {
+      box.hidden = true;
+      box.textContent = "";
+      box.dataset.shown = "";
+    }
+  }
+
+  function pause(ms) {
+    return new Promise(function (resolve) {
+      var timer = setTimeout(done, ms);
+      function done() { clearTimeout(timer); wakeUp = null; resolve(); }
+      wakeUp = done;
+    });
+  }
+  window.addEventListener("online", function () { if (wakeUp) { wakeUp(); } });
+
+  function attempt(values, tries) {
+    var ed = editor();
+    if (!ed) { return null; }
+    if (tries === 0) {
+      /* The sheet tag of the board on screen now: earlier taps in the chain changed it. */
+      values.v = ed.dataset.player === values.p ? ed.dataset.sheet : "";
+    }
+    return htmx.ajax("POST", ed.dataset.tapUrl, {
+      source: ed, target: "#editor", swap: "outerHTML", values: values
+    }).then(function () {
+      offline = false;
+    }, function () {
+      /* htmx rejects only when no answer came: no connection, or it dropped. */
+      offline = true;
+      netStatus();
+      return pause(Math.min(8000, 500 * Math.pow(2, tries))).then(function () {
+        return attempt(values, tries + 1);
       });
-    }).catch(function () { return null; });
+    });
+  }
+
+  function send(values) {
+    var ed = editor();
+    if (!ed) { return; }
+    /* What the player meant at the moment of the tap: this tool, this player's board. */
+    if (values.tool === undefined) { values.tool = tool(); }
+    values.p = ed.dataset.player;
+    waiting += 1;
+    chain = chain.then(function () { return attempt(values, 0); })
+      .catch(function () { return null; })
+      .then(function () { waiting -= 1; netStatus(); });
   }
   window.scorepadTap = send;
+  /* live.js queues board refreshes behind the taps, so they never overtake one. */
+  window.scorepadQueue = function (fn) {
+    chain = chain.then(fn).catch(function () { return null; });
+  };
 
   function cellValues(el) {
     var v = {};
@@ -44,6 +105,7 @@
     var cell = e.target.closest && e.target.closest("#editor [data-tap]");
     if (!cell || cell.closest("[data-drag]")) { return; }
     e.preventDefault();
+    cell.classList.add("queued");
     send(cellValues(cell));
   });
   document.addEventListener("keydown", function (e) {
@@ -102,13 +164,119 @@
   document.addEventListener("htmx:afterSettle", applyWhy);
   document.addEventListener("DOMContentLoaded", applyWhy);
 
-  /* A dropped connection must not look like a stored tap. */
-  document.addEventListener("htmx:sendError", function () {
+  /* A dropped connection must not look like a stored change. Taps are retried (above);
+   * any other change (a field, undo) says it was not saved. */
+  document.addEventListener("htmx:sendError", function (e) {
+    var ed = editor();
+    var d = e.detail || {};
+    var path = d.pathInfo ? d.pathInfo.requestPath : "";
+    var verb = d.requestConfig ? d.requestConfig.verb : "";
+    if ((ed && path === ed.dataset.tapUrl) || verb === "get") { return; }
     var f = document.getElementById("flash");
-    if (f) { f.innerHTML = '<div class="flash flash-error"><strong>No connection.</strong> That tap was not saved.</div>'; }
+    if (f) {
+      f.innerHTML = "";
+      var box = document.createElement("div");
+      box.className = "flash flash-error";
+      box.textContent = document.body.dataset.msgLost || "No connection.";
+      f.appendChild(box);
+    }
   });
   document.addEventListener("htmx:beforeRequest", function () {
     var f = document.getElementById("flash");
     if (f) { f.innerHTML = ""; }
+  });
+
+  /* Installable and offline: the service worker (served from /sw.js, scope /). */
+  if ("serviceWorker" in navigator && document.body && document.body.dataset.sw) {
+    window.addEventListener("load", function () {
+      navigator.serviceWorker.register(document.body.dataset.sw, { scope: "/" })
+        .catch(function () { return null; });
+    });
+  }
+
+  /* Dark theme: the phone's setting until the player flips the switch; the cookie lets the
+   * server render the next page in the chosen theme from its first paint. */
+  function darkNow() {
+    var chosen = document.documentElement.dataset.theme;
+    if (chosen) { return chosen === "dark"; }
+    return window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches;
+  }
+  function showTheme() {
+    var button = document.getElementById("theme-toggle");
+    if (button) { button.setAttribute("aria-pressed", darkNow() ? "true" : "false"); }
+  }
+  document.addEventListener("click", function (e) {
+    var button = e.target.closest && e.target.closest("#theme-toggle");
+    if (!button) { return; }
+    var theme = darkNow() ? "light" : "dark";
+    document.documentElement.dataset.theme = theme;
+    document.cookie = "theme=" + theme + "; path=/; max-age=31536000; samesite=lax";
+    showTheme();
+  });
+  document.addEventListener("DOMContentLoaded", showTheme);
+
+  /* Language links come back to this very page (htmx may have changed the address). */
+  document.addEventListener("click", function (e) {
+    var link = e.target.closest && e.target.closest(".langs a");
+    if (!link) { return; }
+    var url = new URL(link.href, location.href);
+    url.searchParams.set("next", location.pathname + location.search);
+    link.href = url.pathname + url.search;
+  });
+
+  /* Screen readers: the live breakdown's totals are read out after each change, from a
+   * region that stays on the page while the editor around it is swapped. */
+  var lastSummary = null;
+  function announce() {
+    var region = document.getElementById("live-summary");
+    var breakdown = document.getElementById("breakdown");
+    if (!region || !breakdown) { return; }
+    var summary = breakdown.dataset.summary || "";
+    if (lastSummary !== null && summary !== lastSummary) { region.textContent = summary; }
+    lastSummary = summary;
+  }
+  document.addEventListener("DOMContentLoaded", announce);
+  document.addEventListener("htmx:afterSettle", announce);
+
+  /* Keyboard players keep their place: the cell that had the focus before the editor was
+   * swapped gets it back in the new editor. */
+  var focusedCell = null;
+  document.addEventListener("htmx:beforeSwap", function () {
+    var el = document.activeElement;
+    focusedCell = null;
+    if (el && el.closest && el.closest("#editor [data-tap]")) {
+      var d = el.dataset;
+      focusedCell = d.row !== undefined ? '[data-row="' + d.row + '"][data-col="' + d.col + '"]'
+        : d.q !== undefined ? '[data-q="' + d.q + '"][data-r="' + d.r + '"]'
+        : d.line !== undefined ? '[data-line="' + d.line + '"]' : null;
+    }
+  });
+  document.addEventListener("htmx:afterSettle", function () {
+    if (!focusedCell) { return; }
+    var el = document.querySelector("#editor " + focusedCell);
+    focusedCell = null;
+    if (!el) { return; }
+    var grid = el.closest("[data-drag]");
+    if (grid) {
+      grid.querySelectorAll('[tabindex="0"]').forEach(function (o) { o.setAttribute("tabindex", "-1"); });
+      el.setAttribute("tabindex", "0");
+    }
+    el.focus();
+  });
+
+  /* Spring Meadow boards: one tab stop; arrow keys move between squares, Enter paints. */
+  document.addEventListener("keydown", function (e) {
+    var moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+    var step = moves[e.key];
+    var sq = step && e.target.closest && e.target.closest("[data-drag] [data-row]");
+    if (!sq) { return; }
+    var row = Number(sq.dataset.row) + step[0];
+    var col = Number(sq.dataset.col) + step[1];
+    var next = sq.parentNode.querySelector('[data-row="' + row + '"][data-col="' + col + '"]');
+    if (!next) { return; }
+    e.preventDefault();
+    sq.setAttribute("tabindex", "-1");
+    next.setAttribute("tabindex", "0");
+    next.focus();
   });
 })();

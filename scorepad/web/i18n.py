@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from flask import Blueprint, Flask, Response, redirect, request
+from flask import Blueprint, Flask, Response, make_response, redirect, request
 from flask_babel import Babel, get_locale  # type: ignore[import-untyped]
 
 from scorepad.web import vocab
@@ -76,7 +76,7 @@ def _back() -> str:
 @bp.get("/lang/<code>")
 def choose(code: str) -> Response:
     """The switcher: remember the language in a cookie and go back to the page."""
-    resp = redirect(_back(), 303)
+    resp = make_response(redirect(_back(), 303))
     if code in LANGUAGES:
         resp.set_cookie(LANG_COOKIE, code, max_age=YEAR, samesite="Lax")
     return resp

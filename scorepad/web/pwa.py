@@ -21,6 +21,7 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, render_template, url_for
 from flask_babel import force_locale, gettext  # type: ignore[import-untyped]
+from markupsafe import Markup
 
 from scorepad.web.i18n import LANGUAGES, current_language
 
@@ -110,7 +111,7 @@ def offline() -> Response:
     sections = []
     for code in LANGUAGES:
         with force_locale(code):
-            sections.append((code, render_template("_offline_text.html")))
+            sections.append((code, Markup(render_template("_offline_text.html"))))
     html = render_template("offline.html", sections=sections, languages=LANGUAGES)
     resp = Response(html, mimetype="text/html")
     resp.headers["Cache-Control"] = "no-cache"

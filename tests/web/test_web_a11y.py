@@ -1,0 +1,327 @@
+"""Accessibility: axe-core on every main screen in light and dark theme; colour never alone.
+
+axe-core is vendored from the npm registry (``vendor/axe-core-4.14.1.min.js``, MPL-2.0,
+licence beside it) and injected into real headless Chromium with Playwright. Each screen is
+checked twice per theme: axe's default rules plus ``target-size`` (WCAG 2.2's 24 px), then
+``target-size`` alone at 44 px for everything outside the game boards. Violations of serious
+or critical impact fail, colour contrast and target size included.
+
+Boards are the one exception to 44 px: a Spring Meadow square is a 10 × 15 grid cell (about
+33 px on a 390 px phone); the squares pass the 24 px rule, can be painted by dragging, and
+are reachable from the keyboard with the arrow keys. Hexes are larger than 44 px.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import LiveServer, make_app
+from flask import Flask
+from flask.testing import FlaskClient
+from webhelpers import SV_FORM, new_table, tap
+
+from scorepad.games import sunflower_valley as sv
+
+AXE = Path(__file__).parent / "vendor" / "axe-core-4.14.1.min.js"
+SERIOUS = ("serious", "critical")
+
+RUN_AXE = """async () => {
+  const keep = r => r.violations.filter(v => ['serious', 'critical'].includes(v.impact))
+    .map(v => ({id: v.id, impact: v.impact, help: v.help,
+                nodes: v.nodes.slice(0, 5).map(n => n.target.join(' ') + ' :: ' +
+                  (n.failureSummary || '').replace(/\\s+/g, ' ').slice(0, 160))}));
+  const all = await axe.run(document, {rules: {'target-size': {enabled: true}}});
+  axe.configure({checks: [{id: 'target-size', options: {minSize: 44}},
+                          {id: 'target-offset', options: {minOffset: 44}}]});
+  const big = await axe.run({exclude: [['svg.board']]}, {runOnly: ['target-size']});
+  axe.reset();
+  return {violations: keep(all).concat(keep(big).map(v => ({...v, id: v.id + ' (44 px)'}))),
+          sized: big.passes.concat(big.violations).reduce((n, r) => n + r.nodes.length, 0),
+          rules: all.passes.length + all.violations.length};
+}"""
+
+
+@dataclass
+class Site:
+    page: Any
+    url: str
+    token: str
+    screens: dict[str, str] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+
+    def post(self, path: str, **form: Any) -> Any:
+        data = {k: str(v) for k, v in form.items()}
+        return self.page.request.post(
+            self.url + path,
+            form=data,
+            headers={"X-CSRFToken": self.token, "HX-Request": "true"},
+            max_redirects=0,
+        )
+
+    def create(self, form: dict[str, str], names: list[str]) -> str:
+        data = {**form, **{f"name_{i}": n for i, n in enumerate(names)}}
+        resp = self.page.request.post(
+            self.url + "/new", form={**data, "csrf_token": self.token}, max_redirects=0
+        )
+        assert resp.status == 303, resp.status
+        return str(resp.headers["location"]).rsplit("/", 1)[1]
+
+
+def _fill_tables(site: Site) -> None:
+    """One table per game with something drawn on it, so the glyphs and explanations show."""
+    sv = site.create(SV_FORM, ["Anna", "Boris"])
+    for tool, q, r in (("house", 0, 0), ("sheep", 0, 1), ("sunflower", 1, 0), ("straight", 2, 0)):
+        assert site.post(f"/t/{sv}/tap", p=0, tool=tool, q=q, r=r).status == 200
+    hm = site.create({"game": "harmonies", "side": "A"}, ["Anna", "Boris"])
+    for tool, q, r in (("blue", 0, 0), ("blue", 0, 1), ("brown", 1, 0), ("green", 1, 0)):
+        assert site.post(f"/t/{hm}/tap", p=0, tool=tool, q=q, r=r).status == 200
+    for tool, q, r in (("grey", 2, 0), ("grey", 2, 0), ("yellow", 3, 0), ("red", 4, 0)):
+        assert site.post(f"/t/{hm}/tap", p=0, tool=tool, q=q, r=r).status == 200
+    site.post(f"/t/{hm}/field", p=0, action="add_animal", card=3)
+    sm = site.create(
+        {"game": "spring-meadow", "layout": "example", "orientation": "vertical"}, ["Anna", "Bo"]
+    )
+    assert site.post(f"/t/{sm}/tap", p=0, line=1).status == 200
+    assert site.post(f"/t/{sm}/tap", p=0, line=2).status == 200
+    ss = site.create({"game": "seasons"}, ["Anna", "Boris"])
+    site.post(f"/t/{ss}/field", p=0, action="counts", crystals=40, cards_in_hand=1)
+    site.post(f"/t/{ss}/field", p=0, action="add_card", card=1)
+    layouts = {}
+    for game in ("sunflower-valley", "spring-meadow"):
+        resp = site.page.request.post(
+            site.url + "/layouts",
+            form={"game": game, "name": f"{game} C", "start": "example", "csrf_token": site.token},
+            max_redirects=0,
+        )
+        assert resp.status == 303
+        layouts[game] = str(resp.headers["location"])
+    site.screens.update(
+        {
+            "home": "/",
+            "new table": "/new",
+            "new Harmonies table": "/new?game=harmonies",
+            "new Spring Meadow table": "/new?game=spring-meadow",
+            "Sunflower Valley editor": f"/t/{sv}",
+            "Harmonies editor": f"/t/{hm}",
+            "Spring Meadow editor": f"/t/{sm}",
+            "Seasons editor": f"/t/{ss}",
+            "Sunflower Valley results": f"/t/{sv}/results",
+            "Harmonies results": f"/t/{hm}/results",
+            "Spring Meadow results": f"/t/{sm}/results",
+            "Seasons results": f"/t/{ss}/results",
+            "check a paper sheet": f"/t/{sv}/check?cat_houses_with_sheep=5&cat_residents=2",
+            "layouts": "/layouts",
+            "sheet layout editor": layouts["sunflower-valley"],
+            "burrow layout editor": layouts["spring-meadow"],
+            "import": "/import",
+            "join a table": "/join",
+            "seats": f"/t/{sv}/seats",
+            "big screen": f"/t/{sv}/screen",
+            "players": "/players",
+            "offline page": "/offline",
+            "not found": "/t/nope",
+        }
+    )
+
+
+@pytest.fixture(scope="module")
+def site(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    app = make_app(f"sqlite:///{tmp_path_factory.mktemp('a11y') / 'a11y.sqlite3'}")
+    with LiveServer(app) as server:
+        context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True)
+        page = context.new_page()
+        page.set_default_timeout(20_000)
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(server.url + "/new")
+        token = page.evaluate("document.querySelector('meta[name=csrf-token]').content")
+        built = Site(page, server.url, token, errors=errors)
+        _fill_tables(built)
+        yield built
+        context.close()
+    app.extensions["scorepad.db"].dispose()
+
+
+def axe(page: Any) -> dict[str, Any]:
+    if not page.evaluate("typeof window.axe !== 'undefined'"):
+        page.add_script_tag(path=str(AXE))
+    return dict(page.evaluate(RUN_AXE))
+
+
+SCREENS = [
+    "home",
+    "new table",
+    "new Harmonies table",
+    "new Spring Meadow table",
+    "Sunflower Valley editor",
+    "Harmonies editor",
+    "Spring Meadow editor",
+    "Seasons editor",
+    "Sunflower Valley results",
+    "Harmonies results",
+    "Spring Meadow results",
+    "Seasons results",
+    "check a paper sheet",
+    "layouts",
+    "sheet layout editor",
+    "burrow layout editor",
+    "import",
+    "join a table",
+    "seats",
+    "big screen",
+    "players",
+    "offline page",
+    "not found",
+]
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("screen", SCREENS)
+def test_axe_finds_nothing_serious_in_light_and_dark(site: Site, screen: str) -> None:
+    page = site.page
+    page.emulate_media(color_scheme="light")
+    page.goto(site.url + site.screens[screen])
+    found = {}
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+        assert (background == "rgb(19, 25, 22)") == (scheme == "dark"), (scheme, background)
+        report = axe(page)
+        assert report["rules"] > 20 and report["sized"] > 0  # axe really looked
+        found[scheme] = report["violations"]
+    page.emulate_media(color_scheme="light")
+    assert not site.errors, site.errors
+    assert not found["light"] and not found["dark"], json.dumps(found, indent=1)
+
+
+@pytest.mark.browser
+def test_theme_switch_is_remembered_and_checked_by_axe(site: Site) -> None:
+    page = site.page
+    page.emulate_media(color_scheme="light")
+    page.goto(site.url + site.screens["Harmonies editor"])
+    toggle = page.locator("#theme-toggle")
+    assert toggle.get_attribute("aria-pressed") == "false"
+    toggle.click()
+    assert page.evaluate("document.documentElement.dataset.theme") == "dark"
+    assert toggle.get_attribute("aria-pressed") == "true"
+    page.reload()  # the server renders the chosen theme from the cookie
+    assert page.locator("html[data-theme=dark]").count() == 1
+    assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(19, 25, 22)"
+    assert not axe(page)["violations"]
+    page.locator("#theme-toggle").click()
+    assert page.evaluate("document.documentElement.dataset.theme") == "light"
+    page.context.clear_cookies(name="theme")
+
+
+@pytest.mark.browser
+def test_live_breakdown_is_announced_to_screen_readers(site: Site) -> None:
+    page = site.page
+    page.goto(site.url + site.screens["Sunflower Valley editor"])
+    table = page.locator("#breakdown table")
+    assert table.locator("caption").count() == 1
+    assert table.locator("thead th:not([scope=col])").count() == 0
+    assert table.locator("tbody th:not([scope=row])").count() == 0
+    region = page.locator("#live-summary")
+    assert region.get_attribute("aria-live") == "polite"
+    assert page.locator("#editor #live-summary").count() == 0  # survives the editor's swaps
+    page.click("#palette input[value=house] + span")
+    page.click('#editor [data-q="3"][data-r="3"]')
+    page.wait_for_selector('#editor [data-q="3"][data-r="3"][data-item="house"]')
+    page.wait_for_function("document.getElementById('live-summary').textContent.length > 0")
+    assert re.match(r"Totals: Anna -?\d+, Boris -?\d+\. Leading: ", region.text_content() or "")
+
+
+@pytest.mark.browser
+def test_spring_meadow_squares_work_from_the_keyboard(site: Site) -> None:
+    page = site.page
+    page.goto(site.url + site.screens["Spring Meadow editor"])
+    squares = page.locator("#editor [data-drag] [data-row]")
+    assert squares.count() == 150
+    assert page.locator('#editor [data-drag] [tabindex="0"]').count() == 1  # one tab stop
+    page.click("#palette input[value='#'] + span")
+    page.focus('#editor [data-row="0"][data-col="0"]')
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowDown")
+    focused = page.evaluate(
+        "[document.activeElement.dataset.row, document.activeElement.dataset.col]"
+    )
+    assert focused == ["1", "1"]
+    page.keyboard.press("Enter")
+    page.wait_for_selector('#editor [data-row="1"][data-col="1"][data-code="#"]')
+
+
+# --- colour is never the only clue (server-rendered, no browser needed) ---------------------
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Iterator[Flask]:
+    application = make_app(f"sqlite:///{tmp_path / 'colours.sqlite3'}", WTF_CSRF_ENABLED=False)
+    yield application
+    application.extensions["scorepad.db"].dispose()
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
+
+
+def test_sunflower_valley_areas_have_patterns(client: FlaskClient) -> None:
+    html = client.get(f"/t/{new_table(client, SV_FORM, ['Anna'])}").get_data(as_text=True)
+    cells = re.findall(r'<g class="cell(?: \w+)*" [^>]*>.*?</g>', html)
+    assert len(cells) == len(sv.example_layout()["cells"])
+    patterns = {}
+    for cell in cells:
+        label = re.search(r'aria-label="([^"]+)"', cell)
+        assert label, cell  # every hex has a name for screen readers
+        if 'data-item="mountain"' in cell:
+            assert "g-mountain" in cell
+            continue
+        area = re.search(r", (\w+) area:", label.group(1))
+        pattern = re.search(r'fill="url\(#(pat-\w+)\)"', cell)
+        assert area and pattern, cell
+        patterns.setdefault(area.group(1), set()).add(pattern.group(1))
+    assert len(patterns) == 5 and all(len(p) == 1 for p in patterns.values())
+    assert len({next(iter(p)) for p in patterns.values()}) == 5  # five different patterns
+    for name in {next(iter(p)) for p in patterns.values()}:
+        assert f'<pattern id="{name}"' in html
+
+
+def test_harmonies_tokens_carry_a_glyph(client: FlaskClient) -> None:
+    table_id = new_table(client, {"game": "harmonies", "side": "A"}, ["Anna"])
+    for tool, q, r in (("brown", 0, 0), ("brown", 0, 0), ("green", 0, 0), ("blue", 1, 0)):
+        assert tap(client, table_id, p=0, tool=tool, q=q, r=r).status_code == 200
+    html = client.get(f"/t/{table_id}").get_data(as_text=True)
+    tree = re.search(r'<g class="cell[^"]*"[^>]*data-stack="brown-brown-green".*?</g>', html, re.S)
+    assert tree
+    glyphs = re.findall(r'href="#tok-glyph-(\w+)"', tree.group(0))
+    assert glyphs == ["brown", "brown", "green"]  # every token, not only the top one
+    water = re.search(r'<g class="cell[^"]*"[^>]*data-stack="blue".*?</g>', html, re.S)
+    assert water and 'href="#tok-glyph-blue"' in water.group(0)
+    for colour in ("blue", "grey", "brown", "green", "yellow", "red"):
+        assert f'<symbol id="tok-glyph-{colour}"' in html
+        icon = f'<span><svg aria-hidden="true"><use href="#tok-{colour}"/>'
+        assert re.search(rf'value="{colour}"( checked)?>{re.escape(icon)}', html)
+
+
+def test_spring_meadow_states_have_distinct_shapes(client: FlaskClient) -> None:
+    form = {"game": "spring-meadow", "layout": "example", "orientation": "vertical"}
+    table_id = new_table(client, form, ["Anna"])
+    tap(client, table_id, p=0, line=1)
+    html = client.get(f"/t/{table_id}").get_data(as_text=True)
+    shapes: dict[str, set[str]] = {}
+    for code, body in re.findall(r'data-code="(.)"[^>]*>(.*?)</g>', html, re.S):
+        drawn = re.sub(r'(x|y|cx|cy|d)="[^"]*"', "", body)  # the shape, not where it is
+        shapes.setdefault(code, set()).add(re.sub(r"\s+", " ", drawn).strip())
+    assert {"#", ".", "o"} <= set(shapes)
+    # Covered squares are grass-patterned, snow is plain, an open burrow is a ring.
+    assert all("pat-grass" in s for s in shapes["#"] if "r=" not in s)
+    assert all("pat-grass" not in s and "circle" not in s for s in shapes["."])
+    assert all('fill="none"' in s for s in shapes["o"])
+    for state in ("covered", "cleared", "marmot", "open", "snow"):
+        assert f'<symbol id="sq-{state}"' in html and f'href="#sq-{state}"' in html
