@@ -288,3 +288,28 @@ def sheet_features(
         axis=1,
     )
     return np.concatenate([own, context], axis=1).astype(np.float32)
+
+
+def family_features(inks: list[np.ndarray]) -> np.ndarray:
+    """For the sunflower-like hexes of one sheet: each one's ink by ring and in total,
+    divided by the same sheet's median. A player marks super sunflowers in their own way
+    (a ring, more petals, a star, sparkles...), always by *adding* to their sunflower, so the
+    comparison within the sheet says which are super where absolute looks cannot."""
+    rings = np.array([ring_ink(i) for i in inks])  # (n, 8)
+    totals = np.array([float(i.mean()) for i in inks])
+    med_rings = np.median(rings, axis=0) + 0.01
+    med_total = float(np.median(totals)) + 0.005
+    low_total = float(np.min(totals)) + 0.005
+    n = len(inks)
+    rank = (np.argsort(np.argsort(totals)) + 0.5) / n
+    return np.concatenate(
+        [
+            rings / med_rings,
+            np.stack(
+                [totals / med_total, totals / low_total, rank, np.full(n, min(n, 10) / 10)], axis=1
+            ),
+            rings * 5,
+            totals[:, None] * 10,
+        ],
+        axis=1,
+    ).astype(np.float32)

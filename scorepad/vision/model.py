@@ -26,6 +26,12 @@ class SymbolModel:
     temperature: float  # item softmax temperature (calibrated on validation photos)
     rail_temperature: float  # rail-side softmax temperature
     flag_below: float  # cells whose probability is below this are flagged
+    #: Second stage, super sunflower or sunflower within one sheet: logistic regression.
+    super_mean: np.ndarray | None = None
+    super_scale: np.ndarray | None = None
+    super_w: np.ndarray | None = None
+    super_b: float = 0.0
+    super_temperature: float = 1.0  # softens the within-sheet split (calibrated)
 
     def probabilities(self, x: np.ndarray) -> np.ndarray:
         """Class probabilities (n, len(CLASSES)) for feature rows x (n, d)."""
@@ -37,12 +43,29 @@ class SymbolModel:
         e = np.exp(logits)
         return np.asarray(e / e.sum(axis=1, keepdims=True))
 
+    def super_probability(self, x: np.ndarray) -> np.ndarray | None:
+        """P(super sunflower) for the sunflower-like hexes of one sheet (rows of
+        ``cells.family_features``); None when the model has no second stage."""
+        if self.super_w is None or self.super_mean is None or self.super_scale is None:
+            return None
+        z = ((np.asarray(x, np.float64) - self.super_mean) / self.super_scale) @ self.super_w
+        return np.asarray(1 / (1 + np.exp(-(z + self.super_b))))
+
     def to_bytes(self) -> bytes:
         arrays: dict[str, np.ndarray] = {
             "mean": self.mean,
             "scale": self.scale,
             "calibration": np.array([self.temperature, self.rail_temperature, self.flag_below]),
         }
+        if (
+            self.super_w is not None
+            and self.super_mean is not None
+            and self.super_scale is not None
+        ):
+            arrays["super_mean"] = self.super_mean
+            arrays["super_scale"] = self.super_scale
+            arrays["super_w"] = self.super_w
+            arrays["super_b"] = np.array([self.super_b, self.super_temperature])
         for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
             arrays[f"w{i}"] = w.astype(np.float32)
             arrays[f"b{i}"] = b.astype(np.float32)
@@ -63,6 +86,11 @@ class SymbolModel:
                 temperature=t,
                 rail_temperature=rt,
                 flag_below=flag,
+                super_mean=z["super_mean"] if "super_mean" in z.files else None,
+                super_scale=z["super_scale"] if "super_scale" in z.files else None,
+                super_w=z["super_w"].astype(np.float64) if "super_w" in z.files else None,
+                super_b=float(z["super_b"][0]) if "super_b" in z.files else 0.0,
+                super_temperature=float(z["super_b"][1]) if "super_b" in z.files else 1.0,
             )
 
 

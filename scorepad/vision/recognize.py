@@ -24,6 +24,8 @@ from scorepad.vision.sheet import Rectified, candidate_outlines, rectify
 SUPPORTED = ("sunflower-valley",)
 WORK_SIDE = 2000  # long side of the decoded photo we work on
 FULL_SHEET = 30  # hexes on a sheet (5 areas of 5, 5 mountains): such a grid is taken at once
+SHEET_MOUNTAINS = 5
+ODD_SHEET = 0.3  # probability factor for every cell of a sheet with an unexpected count
 
 
 @dataclass
@@ -102,8 +104,7 @@ def analyse(
     photo = decode(image_bytes, WORK_SIDE)
     rectified, grid = locate(photo)
     readings = read(photo, rectified, grid)
-    if parsed is not None:
-        readings = constrain(readings, parsed)
+    readings = constrain(readings, parsed) if parsed is not None else doubt_odd_sheets(readings)
     model = symbols.load()
     corners = rectified.corners.tolist()
     return Recognition(
@@ -145,7 +146,7 @@ def read(photo: np.ndarray, rectified: Rectified, grid: Grid) -> list[Reading]:
     found = cellread.read_cells(photo, rectified.to_photo, rectified.image, grid)
     model = symbols.load()
     feats = cellread.sheet_features([c.ink for c in found], [c.fill for c in found], orientation)
-    probs = model.probabilities(feats)
+    probs = resolve_super(model, model.probabilities(feats), [c.ink for c in found])
     mountain_col = symbols.CLASSES.index("mountain")
     mountain_p = probs[:, mountain_col]
     mountains = mountain_p >= 0.5
@@ -179,6 +180,46 @@ def read(photo: np.ndarray, rectified: Rectified, grid: Grid) -> list[Reading]:
             Reading(c.hex, False, name, None if item == "empty" else item, sides, p, parts)
         )
     return readings
+
+
+def doubt_odd_sheets(readings: list[Reading]) -> list[Reading]:
+    """A sheet has 30 hexes, 5 of them mountains (rules digest). When the photo gives
+    another count, something was missed or invented somewhere: every cell is then doubted
+    (flagged) rather than trusted."""
+    mountains = sum(r.mountain for r in readings)
+    if len(readings) == FULL_SHEET and mountains == SHEET_MOUNTAINS:
+        return readings
+    for r in readings:
+        r.parts["sheet"] = ODD_SHEET
+        r.p *= ODD_SHEET
+    return readings
+
+
+def resolve_super(
+    model: symbols.SymbolModel, probs: np.ndarray, inks: list[np.ndarray]
+) -> np.ndarray:
+    """Split each sunflower-like hex's probability between sunflower and super sunflower by
+    comparing it with the sheet's other sunflower-like hexes (second stage)."""
+    sun = symbols.CLASSES.index("sunflower")
+    sup = symbols.CLASSES.index("super-sunflower")
+    family = probs[:, sun] + probs[:, sup]
+    members = np.flatnonzero(family >= 0.5)
+    if len(members) < 2:
+        return probs
+    p_super = model.super_probability(cellread.family_features([inks[i] for i in members]))
+    if p_super is None:
+        return probs
+    out = probs.copy()
+    # Geometric blend of the per-hex and the within-sheet opinion, then renormalised.
+    own = probs[members, sup] / np.maximum(family[members], 1e-9)
+    blended = np.sqrt(np.clip(own, 1e-6, 1) * np.clip(p_super, 1e-6, 1))
+    other = np.sqrt(np.clip(1 - own, 1e-6, 1) * np.clip(1 - p_super, 1e-6, 1))
+    share = blended / (blended + other)
+    logit = np.log(np.clip(share, 1e-6, 1 - 1e-6) / np.clip(1 - share, 1e-6, 1))
+    share = 1 / (1 + np.exp(-logit / model.super_temperature))
+    out[members, sup] = family[members] * share
+    out[members, sun] = family[members] * (1 - share)
+    return out
 
 
 def constrain(readings: list[Reading], layout: sv.Layout) -> list[Reading]:

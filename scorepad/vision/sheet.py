@@ -19,7 +19,7 @@ from scorepad.vision.decode import PhotoError
 #: Rectified sheet size in pixels (portrait, the printed sheet's proportions).
 SHEET_WIDTH = 800
 SHEET_HEIGHT = 1128
-FIND_SIDE = 640  # long side of the copy used to find the outline
+FIND_SIDE = 960  # long side of the copy used to find the outline
 REFINE = True
 
 
@@ -42,7 +42,7 @@ def candidate_outlines(rgb: np.ndarray, limit: int = 6) -> list[np.ndarray]:
     h, w = rgb.shape[:2]
     scale = FIND_SIDE / max(h, w)
     small = cv2.resize(rgb, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
-    small = cv2.GaussianBlur(small, (5, 5), 0)
+    small = cv2.GaussianBlur(small, (3, 3), 0)
     hsv = cv2.cvtColor(small, cv2.COLOR_RGB2HSV)
     whiteness = cv2.subtract(hsv[..., 2], cv2.multiply(hsv[..., 1], 1.2))
     sh, sw = small.shape[:2]
@@ -63,7 +63,6 @@ def candidate_outlines(rgb: np.ndarray, limit: int = 6) -> list[np.ndarray]:
     k = max(3, round(min(small.shape[:2]) / 60)) | 1
     scored: list[tuple[float, np.ndarray]] = []
     for mask in masks:
-        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         mask = cv2.morphologyEx(
             mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
         )
@@ -89,7 +88,14 @@ def candidate_outlines(rgb: np.ndarray, limit: int = 6) -> list[np.ndarray]:
             unique.append(quad)
         if len(unique) == limit:
             break
-    return [q / scale for q in unique]
+    out = []
+    for q in unique:
+        out.append(q / scale)
+        # The margin beside the header band is thin and can be lost: the same outline grown
+        # a little is tried next, so the band falls inside it.
+        centre = q.mean(axis=0)
+        out.append((centre + (q - centre) * 1.12) / scale)
+    return out
 
 
 def _flood_masks(small: np.ndarray, whiteness: np.ndarray) -> list[np.ndarray]:

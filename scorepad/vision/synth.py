@@ -187,7 +187,7 @@ class Style:
             sunflower=int(rng.integers(5)),
             super_mark=int(rng.integers(5)),
             rail=int(rng.integers(5)),
-            scale=float(rng.uniform(0.55, 0.9)),
+            scale=float(rng.uniform(0.75, 1.1)),
             width=float(rng.uniform(0.035, 0.08)),
             pressure=float(rng.uniform(0.4, 0.9)),
             wobble=float(rng.uniform(0.0, 0.06)),
@@ -324,14 +324,14 @@ def super_strokes(variant: int, mark: int, rng: np.random.Generator) -> list[Str
     differently); the mark is the player's own way of doing so."""
     strokes = sunflower_strokes(variant, rng, r=0.13)
     if mark == 0:  # a ring around the whole flower
-        strokes.append(_circle(0, 0, 0.5, n=40))
+        strokes.append(_circle(0, 0, 0.56, n=40))
     elif mark == 1:  # a second, longer petal ring
         for k in range(10):
             a = 2 * math.pi * (k + 0.5) / 10
             strokes.append(
                 _seg(
-                    (0.34 * math.cos(a), 0.34 * math.sin(a)),
-                    (0.55 * math.cos(a), 0.55 * math.sin(a)),
+                    (0.36 * math.cos(a), 0.36 * math.sin(a)),
+                    (0.6 * math.cos(a), 0.6 * math.sin(a)),
                 )
             )
     elif mark == 2:  # a big star over the centre
@@ -343,9 +343,9 @@ def super_strokes(variant: int, mark: int, rng: np.random.Generator) -> list[Str
         strokes.append(np.array(pts))
     elif mark == 3:  # sparkles around it
         for a in (0.6, 2.3, 4.0, 5.4):
-            cx, cy = 0.45 * math.cos(a), 0.45 * math.sin(a)
-            strokes.append(_seg((cx - 0.08, cy), (cx + 0.08, cy)))
-            strokes.append(_seg((cx, cy - 0.08), (cx, cy + 0.08)))
+            cx, cy = 0.55 * math.cos(a), 0.55 * math.sin(a)
+            strokes.append(_seg((cx - 0.1, cy), (cx + 0.1, cy)))
+            strokes.append(_seg((cx, cy - 0.1), (cx, cy + 0.1)))
     else:  # a crown on top
         strokes.append(
             _seg(

@@ -13,7 +13,7 @@ from scorepad.vision import synth
 
 
 @lru_cache(maxsize=16)
-def _photo(index: int, megapixels: float = 1.2) -> synth.Sample:
+def _photo(index: int, megapixels: float = 2.0) -> synth.Sample:
     return synth.sample(synth.VALIDATION, 50_000 + index, megapixels)
 
 

@@ -1,0 +1,71 @@
+"""Sheet-level doubt, the layout fit and the area grouping, without photos."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from scorepad.games import sunflower_valley as sv
+from scorepad.hexgrid import ORIGIN, Hex
+from scorepad.vision import cells
+from scorepad.vision.recognize import ODD_SHEET, Reading, constrain, doubt_odd_sheets
+
+
+def sheet(layout: dict, shift: Hex = ORIGIN) -> list[Reading]:
+    out = []
+    for c in layout["cells"]:
+        h = Hex(c["q"] - shift.q, c["r"] - shift.r)
+        if c.get("mountain"):
+            out.append(Reading(h, True, None, None, None, 0.99, {"mountain": 0.99}))
+        else:
+            out.append(Reading(h, False, "photo-" + c["area"], "house", None, 0.95, {"item": 0.95}))
+    return out
+
+
+def test_a_full_sheet_is_trusted():
+    readings = sheet(sv.example_layout())
+    assert [r.p for r in doubt_odd_sheets(readings)] == [r.p for r in sheet(sv.example_layout())]
+
+
+def test_a_sheet_with_a_hex_missing_is_doubted_everywhere():
+    readings = sheet(sv.example_layout())[1:]
+    doubted = doubt_odd_sheets(readings)
+    assert all(r.p <= 0.99 * ODD_SHEET for r in doubted)
+
+
+def test_layout_fit_finds_the_shift_and_takes_the_layout_names():
+    layout = sv.parse_layout(sv.example_layout())
+    readings = sheet(sv.example_layout(), shift=Hex(2, -1))  # photo coordinates differ
+    fitted = {r.hex: r for r in constrain(readings, layout)}
+    for c in layout.cells:
+        r = fitted[c.hex]
+        assert r.mountain == c.mountain
+        assert r.area == (None if c.mountain else c.area)
+        assert r.p > 0.9
+
+
+def test_layout_hex_the_photo_missed_gets_probability_zero():
+    layout = sv.parse_layout(sv.example_layout())
+    readings = [r for r in sheet(sv.example_layout()) if r.hex != Hex(0, 0)]
+    fitted = {r.hex: r for r in constrain(readings, layout)}
+    assert fitted[Hex(0, 0)].p == 0.0 and fitted[Hex(0, 0)].item is None
+
+
+def test_five_areas_of_five_are_grouped_by_colour_even_when_two_are_close():
+    rng = np.random.default_rng(3)
+    base = np.array(
+        [
+            [0.95, 0.85, 0.35],
+            [0.95, 0.7, 0.33],
+            [0.45, 0.65, 0.9],
+            [0.5, 0.75, 0.45],
+            [0.65, 0.5, 0.85],
+        ]
+    )
+    fills = np.repeat(base, 5, axis=0) + rng.normal(0, 0.015, (25, 3))
+    labels, p = cells.cluster_areas(fills)
+    groups = [set(labels[i * 5 : (i + 1) * 5].tolist()) for i in range(5)]
+    assert all(len(g) == 1 for g in groups) and len(set.union(*groups)) == 5
+    assert p.min() > 0.5
+    names = cells.name_areas(fills, labels)
+    assert names[labels[0]] == "yellow" and names[labels[10]] == "blue"
+    assert len(set(names.values())) == 5
