@@ -47,6 +47,15 @@
     });
   });
 
+  /* Answers can cross: a board fetched before this phone's undo may arrive after it. Never
+   * swap an older board over a newer one (versions only grow, undo and redo included). */
+  document.addEventListener("htmx:beforeSwap", function (e) {
+    var ed = editor();
+    if (!ed || e.detail.target !== ed) { return; }
+    var found = /id="editor" data-version="(\d+)"/.exec(e.detail.serverResponse || "");
+    if (found && Number(found[1]) < Number(ed.dataset.version)) { e.detail.shouldSwap = false; }
+  });
+
   /* "Copy the recap": the clipboard when the browser allows it, else the text selected. */
   document.addEventListener("click", function (e) {
     var button = e.target.closest && e.target.closest("[data-copy]");

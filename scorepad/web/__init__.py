@@ -6,8 +6,11 @@ then ``test_config``. All state lives in the database, so any number of gunicorn
 serve the same tables.
 
 Screen families are blueprints: :mod:`.tables` (list, new table, import/export, results,
-check a paper sheet), :mod:`.editor` (board editors: taps, fields, undo/redo) and
-:mod:`.layouts` (sheet and burrow layouts).
+check a paper sheet), :mod:`.editor` (board editors: taps, fields, undo/redo),
+:mod:`.layouts` (sheet and burrow layouts), :mod:`.seats` (joining a shared table, the
+host's controls), :mod:`.live` (live polls and the big-screen view), :mod:`.sharing` (CSV,
+recap, PNG card) and :mod:`.players` (roster and statistics). Who may edit what is
+:mod:`.access`.
 """
 
 from __future__ import annotations
@@ -19,9 +22,11 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask, Response, g, request
+from flask_babel import gettext as _  # type: ignore[import-untyped]
 from flask_wtf.csrf import CSRFError, CSRFProtect  # type: ignore[import-untyped]
+from werkzeug.middleware.proxy_fix import ProxyFix
 
-from scorepad.web import db
+from scorepad.web import access, db, i18n
 from scorepad.web.htmx import error_page, is_htmx
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,12 +67,22 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     db.init_app(app)
     csrf.init_app(app)
+    access.init_app(app)
+    if app.config.get("TRUSTED_PROXIES"):  # the client's address for rate limits, behind N proxies
+        n = int(app.config["TRUSTED_PROXIES"])
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n)  # type: ignore[method-assign]
+    i18n.init_app(app)
 
-    from scorepad.web import editor, layouts, tables
+    from scorepad.web import editor, layouts, live, players, pwa, seats, sharing, tables
 
     app.register_blueprint(tables.bp)
     app.register_blueprint(editor.bp)
     app.register_blueprint(layouts.bp)
+    app.register_blueprint(seats.bp)
+    app.register_blueprint(live.bp)
+    app.register_blueprint(sharing.bp)
+    app.register_blueprint(players.bp)
+    app.register_blueprint(pwa.bp)
     _register_errors(app)
     _warm_up(app)
 
@@ -121,34 +136,42 @@ def _register_errors(app: Flask) -> None:
     @app.errorhandler(db.NotFound)
     @app.errorhandler(404)
     def _not_found(_err: Exception) -> Response:
-        return error_page(404, "Not found", "There is nothing at this address.")
+        return error_page(404, _("Not found"), _("There is nothing at this address."))
 
     @app.errorhandler(405)
     def _method(_err: Exception) -> Response:
-        return error_page(405, "Not allowed", "This address does not accept that request.")
+        return error_page(405, _("Not allowed"), _("This address does not accept that request."))
 
     @app.errorhandler(413)
     def _too_large(_err: Exception) -> Response:
-        return error_page(413, "Too large", "The file is too large: a board file is under 2 MB.")
+        return error_page(
+            413, _("Too large"), _("The file is too large: a board file is under 2 MB.")
+        )
 
     @app.errorhandler(CSRFError)
     def _csrf(_err: CSRFError) -> Response:
         return error_page(
             400,
-            "Page expired",
-            "This page is out of date (its security token is missing or expired). "
-            "Reload the page and try again.",
+            _("Page expired"),
+            _(
+                "This page is out of date (its security token is missing or expired). "
+                "Reload the page and try again."
+            ),
         )
+
+    @app.errorhandler(access.Forbidden)
+    def _forbidden(err: access.Forbidden) -> Response:
+        return error_page(403, _("Not allowed"), str(err))
 
     @app.errorhandler(400)
     def _bad(_err: Exception) -> Response:
-        return error_page(400, "Bad request", "The request was incomplete or malformed.")
+        return error_page(400, _("Bad request"), _("The request was incomplete or malformed."))
 
     @app.errorhandler(500)
     def _server(_err: Exception) -> Response:
         app.logger.error("server error on %s %s (htmx=%s)", request.method, request.path, is_htmx())
         return error_page(
             500,
-            "Something went wrong",
-            "The server failed on this request. Reload the page to see what is stored.",
+            _("Something went wrong"),
+            _("The server failed on this request. Reload the page to see what is stored."),
         )

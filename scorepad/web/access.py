@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flask import Flask, Response, current_app, g, request
+from flask_babel import gettext  # type: ignore[import-untyped]
 
 from scorepad.web import db
 
@@ -129,7 +130,7 @@ def rights(stored: db.StoredTable) -> Rights:
 def require_host(stored: db.StoredTable) -> Rights:
     found = rights(stored)
     if not found.host:
-        raise Forbidden("Only the table's host can do that.")
+        raise Forbidden(gettext("Only the table's host can do that."))
     return found
 
 
@@ -144,18 +145,24 @@ def check_change(
     edit, or the table's shared records (e.g. Spring Meadow's recorded phases) without the
     right to edit every board."""
     if found.finished:
-        raise Forbidden("This table is finished: its boards are read-only.")
+        raise Forbidden(gettext("This table is finished: its boards are read-only."))
     old_players, new_players = before.doc.get("players", []), doc.get("players", [])
     for i in range(max(len(old_players), len(new_players))):
         old = old_players[i] if i < len(old_players) else None
         new = new_players[i] if i < len(new_players) else None
         if old != new and not found.can_edit(i):
-            name = names[i] if i < len(names) else f"player {i + 1}"
+            name = names[i] if i < len(names) else str(i + 1)
             raise Forbidden(
-                f"That would change {name}'s board, which only {name}'s phone or the host can edit."
+                gettext(
+                    "That would change %(name)s's board, which only %(name)s's phone or the "
+                    "host can edit.",
+                    name=name,
+                )
             )
     if (meta != before.meta or _shared(doc) != _shared(before.doc)) and not found.can_edit_all:
-        raise Forbidden("Only the host (or everyone, when the host allows it) can change that.")
+        raise Forbidden(
+            gettext("Only the host (or everyone, when the host allows it) can change that.")
+        )
 
 
 def _shared(doc: dict[str, Any]) -> dict[str, Any]:

@@ -7,6 +7,10 @@ PostgreSQL), so several gunicorn workers never interleave two edits of the same 
 
 A table keeps every document it has had as numbered history entries; ``position`` says which
 one is current, so undo and redo move it and a new edit drops the entries above it.
+
+One table is shared by many phones: ``members`` binds a phone (the SHA-256 of the secret key
+its browser holds, see :mod:`scorepad.web.access`) to a table as its host and/or to one seat;
+``rate_limits`` counts join attempts in the database, so the limits hold across workers.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import fcntl
 import json
 import os
 import secrets
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -27,10 +32,13 @@ from sqlalchemy.engine import Connection, Engine
 
 metadata = sa.MetaData()
 
+#: Table ids are 22 URL-safe characters (128 random bits); older tables kept shorter ones.
+ID_LENGTH = 32
+
 score_tables = sa.Table(
     "score_tables",
     metadata,
-    sa.Column("id", sa.String(16), primary_key=True),
+    sa.Column("id", sa.String(ID_LENGTH), primary_key=True),
     sa.Column("game", sa.String(40), nullable=False),
     sa.Column("title", sa.String(200), nullable=False),
     sa.Column("doc", sa.Text, nullable=False),
@@ -41,6 +49,11 @@ score_tables = sa.Table(
     sa.Column("newest", sa.Integer, nullable=False),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False, index=True),
+    # Sharing (added later: _upgrade adds these columns to older databases).
+    sa.Column("join_code", sa.String(8), nullable=True),
+    sa.Column("everyone_edits", sa.Boolean, nullable=False, default=False),
+    sa.Column("finished_at", sa.DateTime(timezone=True), nullable=True),
+    sa.Index("ix_score_tables_join_code", "join_code", unique=True),
 )
 
 history = sa.Table(
@@ -48,7 +61,7 @@ history = sa.Table(
     metadata,
     sa.Column(
         "table_id",
-        sa.String(16),
+        sa.String(ID_LENGTH),
         sa.ForeignKey("score_tables.id", ondelete="CASCADE"),
         primary_key=True,
     ),
@@ -68,6 +81,33 @@ layouts = sa.Table(
     sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
 )
 
+members = sa.Table(
+    "members",
+    metadata,
+    sa.Column(
+        "table_id",
+        sa.String(ID_LENGTH),
+        sa.ForeignKey("score_tables.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    # SHA-256 (hex) of the phone's secret key; the key itself is never stored.
+    sa.Column("device", sa.String(64), primary_key=True),
+    sa.Column("host", sa.Boolean, nullable=False, default=False),
+    sa.Column("seat", sa.Integer, nullable=True),
+    sa.Column("joined_at", sa.DateTime(timezone=True), nullable=False),
+    # One phone per seat: two phones racing for a seat cannot both win it.
+    sa.UniqueConstraint("table_id", "seat", name="uq_members_seat"),
+    sa.Index("ix_members_device", "device"),
+)
+
+rate_limits = sa.Table(
+    "rate_limits",
+    metadata,
+    sa.Column("bucket", sa.String(120), primary_key=True),
+    sa.Column("expires", sa.BigInteger, nullable=False),  # unix time the window ends
+    sa.Column("hits", sa.Integer, nullable=False),
+)
+
 #: Undo steps kept per table; older entries are dropped so a long game stays small.
 HISTORY_LIMIT = 400
 
@@ -78,6 +118,10 @@ class NotFound(LookupError):
 
 class Conflict(RuntimeError):
     """The table changed since the client last saw it (another phone edited it)."""
+
+
+class SeatTaken(RuntimeError):
+    """Another phone holds that seat (or won the race for it)."""
 
 
 @dataclass(frozen=True)
@@ -92,6 +136,21 @@ class StoredTable:
     can_redo: bool
     created_at: datetime
     updated_at: datetime
+    join_code: str | None = None
+    everyone_edits: bool = False
+    finished_at: datetime | None = None
+
+    @property
+    def finished(self) -> bool:
+        return self.finished_at is not None
+
+
+@dataclass(frozen=True)
+class Member:
+    device: str
+    host: bool
+    seat: int | None
+    joined_at: datetime
 
 
 @dataclass(frozen=True)
@@ -158,12 +217,47 @@ def create_schema(engine: Engine) -> None:
     for attempt in range(3):
         try:
             metadata.create_all(engine)
+            _upgrade(engine)
             break
         except (sa.exc.OperationalError, sa.exc.ProgrammingError, sa.exc.IntegrityError):
             if attempt == 2:
                 raise
     # Connections must not outlive a fork (gunicorn --preload): each worker opens its own.
     engine.dispose()
+
+
+#: Columns added to ``score_tables`` after the first release, with their DDL types.
+_ADDED_COLUMNS = {
+    "join_code": "VARCHAR(8)",
+    "everyone_edits": "BOOLEAN NOT NULL DEFAULT FALSE",
+    "finished_at": "TIMESTAMP WITH TIME ZONE",
+}
+
+
+def _upgrade(engine: Engine) -> None:
+    """Bring a database made by an older release up to this schema (idempotent).
+
+    Adds the sharing columns, their index, and on PostgreSQL widens the id columns for the
+    longer table ids (SQLite does not enforce ``VARCHAR`` lengths).
+    """
+    inspector = sa.inspect(engine)
+    columns = {c["name"]: c for c in inspector.get_columns("score_tables")}
+    postgres = engine.dialect.name == "postgresql"
+    with engine.begin() as conn:
+        for name, ddl in _ADDED_COLUMNS.items():
+            if name not in columns:
+                conn.exec_driver_sql(f"ALTER TABLE score_tables ADD COLUMN {name} {ddl}")
+        conn.exec_driver_sql(
+            "CREATE UNIQUE INDEX IF NOT EXISTS ix_score_tables_join_code "
+            "ON score_tables (join_code)"
+        )
+        if postgres:
+            for table, column in (("score_tables", "id"), ("history", "table_id")):
+                found = {c["name"]: c for c in inspector.get_columns(table)}[column]
+                if getattr(found["type"], "length", ID_LENGTH) < ID_LENGTH:
+                    conn.exec_driver_sql(
+                        f"ALTER TABLE {table} ALTER COLUMN {column} TYPE VARCHAR({ID_LENGTH})"
+                    )
 
 
 def engine() -> Engine:
@@ -209,7 +303,27 @@ def _now() -> datetime:
 
 
 def _new_id() -> str:
+    """A layout id: short, since a layout is not a secret."""
     return secrets.token_urlsafe(6)
+
+
+def new_table_id() -> str:
+    """A table id: 128 random bits, so a table's URL cannot be guessed or enumerated."""
+    return secrets.token_urlsafe(16)
+
+
+#: Join codes avoid characters read one for another: no 0/O, 1/I/L.
+CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
+CODE_LENGTH = 6
+
+
+def new_join_code() -> str:
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def normal_code(text: str) -> str:
+    """A typed join code as stored: upper case, spaces and dashes dropped."""
+    return "".join(ch for ch in text.upper() if ch.isalnum())[:20]
 
 
 def _dumps(value: Any) -> str:
@@ -231,31 +345,57 @@ def _stored(row: sa.Row[Any]) -> StoredTable:
         can_redo=row.position < row.newest,
         created_at=row.created_at,
         updated_at=row.updated_at,
+        join_code=row.join_code,
+        everyone_edits=bool(row.everyone_edits),
+        finished_at=row.finished_at,
     )
 
 
-def create_table(game: str, title: str, doc: dict[str, Any], meta: dict[str, Any]) -> str:
-    table_id, now = _new_id(), _now()
-    with writing() as conn:
-        conn.execute(
-            score_tables.insert().values(
-                id=table_id,
-                game=game,
-                title=title[:200],
-                doc=_dumps(doc),
-                meta=_dumps(meta),
-                version=1,
-                position=0,
-                oldest=0,
-                newest=0,
-                created_at=now,
-                updated_at=now,
-            )
-        )
-        conn.execute(
-            history.insert().values(table_id=table_id, seq=0, doc=_dumps(doc), meta=_dumps(meta))
-        )
-    return table_id
+def create_table(
+    game: str,
+    title: str,
+    doc: dict[str, Any],
+    meta: dict[str, Any],
+    host: str | None = None,
+) -> str:
+    """Store a new table; ``host`` (a phone's device hash) becomes its host."""
+    table_id, now = new_table_id(), _now()
+    for attempt in range(5):
+        try:
+            with writing() as conn:
+                conn.execute(
+                    score_tables.insert().values(
+                        id=table_id,
+                        game=game,
+                        title=title[:200],
+                        doc=_dumps(doc),
+                        meta=_dumps(meta),
+                        version=1,
+                        position=0,
+                        oldest=0,
+                        newest=0,
+                        created_at=now,
+                        updated_at=now,
+                        join_code=new_join_code(),
+                        everyone_edits=False,
+                    )
+                )
+                conn.execute(
+                    history.insert().values(
+                        table_id=table_id, seq=0, doc=_dumps(doc), meta=_dumps(meta)
+                    )
+                )
+                if host:
+                    conn.execute(
+                        members.insert().values(
+                            table_id=table_id, device=host, host=True, seat=None, joined_at=now
+                        )
+                    )
+            return table_id
+        except sa.exc.IntegrityError:  # a join code in use already (1 in ~10⁵ at 10⁴ tables)
+            if attempt == 4:
+                raise
+    raise AssertionError("unreachable")
 
 
 def get_table(table_id: str) -> StoredTable:
@@ -266,8 +406,23 @@ def get_table(table_id: str) -> StoredTable:
     return _stored(row)
 
 
-def list_tables(limit: int = 100) -> list[StoredTable]:
-    query = score_tables.select().order_by(score_tables.c.updated_at.desc()).limit(limit)
+def list_tables(device: str | None, limit: int = 100, finished: bool = False) -> list[StoredTable]:
+    """The tables a phone created or joined, newest first (none for an unknown phone).
+
+    Tables are never listed for everyone: a table's address is its only way in.
+    ``finished`` keeps only finished tables.
+    """
+    if not device:
+        return []
+    query = (
+        score_tables.select()
+        .join(members, members.c.table_id == score_tables.c.id)
+        .where(members.c.device == device)
+        .order_by(score_tables.c.updated_at.desc())
+        .limit(limit)
+    )
+    if finished:
+        query = query.where(score_tables.c.finished_at.is_not(None))
     with reading() as conn:
         return [_stored(row) for row in conn.execute(query)]
 
@@ -275,6 +430,7 @@ def list_tables(limit: int = 100) -> list[StoredTable]:
 def delete_table(table_id: str) -> None:
     with writing() as conn:
         conn.execute(history.delete().where(history.c.table_id == table_id))
+        conn.execute(members.delete().where(members.c.table_id == table_id))
         gone = conn.execute(score_tables.delete().where(score_tables.c.id == table_id))
     if gone.rowcount == 0:
         raise NotFound("no such table")
@@ -340,28 +496,48 @@ def _store(
     return _update(conn, row, seq, oldest, seq, doc, meta)
 
 
-def undo(table_id: str) -> StoredTable:
-    return _move(table_id, -1)
+#: Checks a history step before it is taken: (table now, document after, metadata after).
+Guard = Callable[[StoredTable, dict[str, Any], dict[str, Any]], None]
 
 
-def redo(table_id: str) -> StoredTable:
-    return _move(table_id, +1)
+def undo(
+    table_id: str, expected_version: int | None = None, guard: Guard | None = None
+) -> StoredTable:
+    return _move(table_id, -1, expected_version, guard)
 
 
-def _move(table_id: str, step: int) -> StoredTable:
+def redo(
+    table_id: str, expected_version: int | None = None, guard: Guard | None = None
+) -> StoredTable:
+    return _move(table_id, +1, expected_version, guard)
+
+
+def _move(
+    table_id: str, step: int, expected_version: int | None, guard: Guard | None
+) -> StoredTable:
+    """Move the history position one step, if the table is still as the client saw it.
+
+    ``guard`` may refuse the step (it raises) after seeing what it would change, e.g. a
+    phone undoing an edit of a board that is not its own.
+    """
     with writing() as conn:
         row = _locked(conn, table_id)
+        current = _stored(row)
+        _check_version(current, expected_version)
         seq = row.position + step
         if not row.oldest <= seq <= row.newest:
-            return _stored(row)
+            if guard is not None:  # nothing to move; the guard may still refuse (finished)
+                guard(current, current.doc, current.meta)
+            return current
         entry = conn.execute(
             sa.select(history.c.doc, history.c.meta).where(
                 history.c.table_id == table_id, history.c.seq == seq
             )
         ).one()
-        return _update(
-            conn, row, seq, row.oldest, row.newest, json.loads(entry.doc), json.loads(entry.meta)
-        )
+        doc, meta = json.loads(entry.doc), json.loads(entry.meta)
+        if guard is not None:
+            guard(current, doc, meta)
+        return _update(conn, row, seq, row.oldest, row.newest, doc, meta)
 
 
 def _locked(conn: Connection, table_id: str) -> sa.Row[Any]:
@@ -406,7 +582,231 @@ def _update(
         can_redo=position < newest,
         created_at=row.created_at,
         updated_at=now,
+        join_code=row.join_code,
+        everyone_edits=bool(row.everyone_edits),
+        finished_at=row.finished_at,
     )
+
+
+# --- sharing: host, seats, finishing, join codes -------------------------------------------
+
+
+def table_state(table_id: str) -> tuple[int, bool]:
+    """The version and whether the table is finished: all a live poll needs to read."""
+    query = sa.select(score_tables.c.version, score_tables.c.finished_at).where(
+        score_tables.c.id == table_id
+    )
+    with reading() as conn:
+        row = conn.execute(query).first()
+    if row is None:
+        raise NotFound("no such table")
+    return row.version, row.finished_at is not None
+
+
+def _member(row: sa.Row[Any]) -> Member:
+    return Member(device=row.device, host=bool(row.host), seat=row.seat, joined_at=row.joined_at)
+
+
+def member(table_id: str, device: str | None) -> Member | None:
+    """What this phone is at this table: host, a seat, both, or nothing (``None``)."""
+    if not device:
+        return None
+    query = members.select().where(members.c.table_id == table_id, members.c.device == device)
+    with reading() as conn:
+        row = conn.execute(query).first()
+    return _member(row) if row else None
+
+
+def members_of(table_id: str) -> list[Member]:
+    query = members.select().where(members.c.table_id == table_id).order_by(members.c.joined_at)
+    with reading() as conn:
+        return [_member(row) for row in conn.execute(query)]
+
+
+def adopt(table_id: str, device: str) -> bool:
+    """A table made before tables had hosts gets the first phone that opens it as its host."""
+    with writing() as conn:
+        _locked(conn, table_id)
+        hosted = conn.execute(
+            sa.select(members.c.device).where(members.c.table_id == table_id, members.c.host)
+        ).first()
+        if hosted is not None:
+            return False
+        mine = members.c.table_id == table_id, members.c.device == device
+        if conn.execute(sa.select(members.c.device).where(*mine)).first():
+            conn.execute(members.update().where(*mine).values(host=True))
+        else:
+            conn.execute(
+                members.insert().values(
+                    table_id=table_id, device=device, host=True, seat=None, joined_at=_now()
+                )
+            )
+        return True
+
+
+def claim_seat(table_id: str, device: str, seat: int) -> None:
+    """Give ``seat`` to this phone (moving it from any seat it held); :class:`SeatTaken` if
+    another phone holds it. The table's row is locked, so two phones never both win a seat.
+    """
+    with writing() as conn:
+        row = _locked(conn, table_id)
+        if row.finished_at is not None:
+            raise SeatTaken("the table is finished")
+        taken = members.c.table_id == table_id, members.c.seat == seat
+        holder = conn.execute(sa.select(members.c.device).where(*taken)).first()
+        if holder is not None and holder.device != device:
+            raise SeatTaken("another phone holds this seat")
+        mine = members.c.table_id == table_id, members.c.device == device
+        if conn.execute(sa.select(members.c.device).where(*mine)).first():
+            conn.execute(members.update().where(*mine).values(seat=seat))
+        else:
+            conn.execute(
+                members.insert().values(
+                    table_id=table_id, device=device, host=False, seat=seat, joined_at=_now()
+                )
+            )
+
+
+def free_seat(table_id: str, seat: int) -> bool:
+    """Take a seat back from the phone holding it (the host's decision); False if it was free.
+
+    A phone that was only that seat is no longer a member: it loses the table from its list
+    and every right to edit it.
+    """
+    with writing() as conn:
+        _locked(conn, table_id)
+        taken = members.c.table_id == table_id, members.c.seat == seat
+        holder = conn.execute(sa.select(members.c.host).where(*taken)).first()
+        if holder is None:
+            return False
+        if holder.host:
+            conn.execute(members.update().where(*taken).values(seat=None))
+        else:
+            conn.execute(members.delete().where(*taken))
+        return True
+
+
+def set_everyone_edits(table_id: str, allowed: bool) -> None:
+    with writing() as conn:
+        _locked(conn, table_id)
+        conn.execute(
+            score_tables.update()
+            .where(score_tables.c.id == table_id)
+            .values(everyone_edits=allowed)
+        )
+
+
+def finish_table(table_id: str, finished: bool = True) -> StoredTable:
+    """Finish a table (read-only from now on, its join code retired) or reopen it.
+
+    The version moves on, so every phone's live poll notices.
+    """
+    with writing() as conn:
+        row = _locked(conn, table_id)
+        if (row.finished_at is not None) != finished:
+            code = None if finished else new_join_code()
+            conn.execute(
+                score_tables.update()
+                .where(score_tables.c.id == table_id)
+                .values(
+                    finished_at=_now() if finished else None,
+                    join_code=code,
+                    version=row.version + 1,
+                )
+            )
+        row = _locked(conn, table_id)
+        return _stored(row)
+
+
+def ensure_join_code(table_id: str) -> str | None:
+    """The table's join code, making one for a table from before join codes (None when
+    the table is finished)."""
+    for attempt in range(5):
+        try:
+            with writing() as conn:
+                row = _locked(conn, table_id)
+                if row.join_code or row.finished_at is not None:
+                    code: str | None = row.join_code
+                    return code
+                code = new_join_code()
+                conn.execute(
+                    score_tables.update()
+                    .where(score_tables.c.id == table_id)
+                    .values(join_code=code)
+                )
+                return code
+        except sa.exc.IntegrityError:
+            if attempt == 4:
+                raise
+    raise AssertionError("unreachable")
+
+
+def table_by_code(code: str) -> str | None:
+    """The id of the unfinished table with this join code, if any."""
+    code = normal_code(code)
+    if len(code) != CODE_LENGTH:
+        return None
+    query = sa.select(score_tables.c.id).where(
+        score_tables.c.join_code == code, score_tables.c.finished_at.is_(None)
+    )
+    with reading() as conn:
+        row = conn.execute(query).first()
+    return row.id if row else None
+
+
+# --- rate limits -------------------------------------------------------------------------------
+
+
+def take(bucket: str, limit: int, period: int) -> bool:
+    """Count one attempt in ``bucket`` if fewer than ``limit`` were made this ``period``
+    (seconds); False when the limit is reached (nothing counted).
+
+    Fixed windows stored in the database, so every gunicorn worker shares the count.
+    """
+    now = int(time.time())
+    with writing() as conn:
+        conn.execute(
+            _insert_ignore(conn, rate_limits).values(
+                bucket=bucket[:120], expires=now - now % period + period, hits=0
+            )
+        )
+        row = conn.execute(
+            rate_limits.select().where(rate_limits.c.bucket == bucket[:120]).with_for_update()
+        ).one()
+        hits, expires = row.hits, row.expires
+        if expires <= now:  # a new window
+            hits, expires = 0, now - now % period + period
+        if hits >= limit:
+            return False
+        conn.execute(
+            rate_limits.update()
+            .where(rate_limits.c.bucket == bucket[:120])
+            .values(hits=hits + 1, expires=expires)
+        )
+        if secrets.randbelow(50) == 0:  # now and then, forget windows long over
+            conn.execute(rate_limits.delete().where(rate_limits.c.expires < now))
+        return True
+
+
+def refund(bucket: str) -> None:
+    """Give back one attempt (it turned out not to count, e.g. a correct join code)."""
+    with writing() as conn:
+        conn.execute(
+            rate_limits.update()
+            .where(rate_limits.c.bucket == bucket[:120], rate_limits.c.hits > 0)
+            .values(hits=rate_limits.c.hits - 1)
+        )
+
+
+def _insert_ignore(conn: Connection, table: sa.Table) -> Any:
+    """``INSERT ... ON CONFLICT DO NOTHING`` in the connection's dialect."""
+    if conn.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+        return pg_insert(table).on_conflict_do_nothing()
+    from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+    return sqlite_insert(table).on_conflict_do_nothing()
 
 
 # --- layouts -----------------------------------------------------------------------------------

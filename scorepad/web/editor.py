@@ -4,7 +4,10 @@
 through the game's board kit, validate the new document with the engine (``game.parse``)
 and answer with the ``#editor`` fragment: the board and the live breakdown together. An
 invalid change stores nothing and answers 422 with the reason inline; an edit made from a
-stale page (``v`` is not the stored version) answers 409 with the current board.
+stale page answers 409 with the current board: ``v`` (the tag of the player's sheet the page
+was drawn from) for taps and fields, ``tv`` (the table's version) for undo and redo. A change
+this phone may not make (another player's board, a finished table; see
+:mod:`scorepad.web.access`) answers 403 with the board and the reason.
 """
 
 from __future__ import annotations
@@ -12,16 +15,19 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from flask import Blueprint, Response, request
+from flask_babel import gettext, ngettext  # type: ignore[import-untyped]
 
 from scorepad.boardfile import BoardError
 from scorepad.games import Game
 from scorepad.scoring import Result
-from scorepad.web import db
+from scorepad.web import access, db
 from scorepad.web.boards import BoardKit, EditRefused, game, kit, player_index
 from scorepad.web.htmx import page_or_fragment
+from scorepad.web.vocab import N_, sentence
 
 bp = Blueprint("editor", __name__)
 
@@ -49,11 +55,16 @@ def editor_context(
     message: str | None = None,
     kind: str = "error",
     parsed: Any = None,
+    rights: access.Rights | None = None,
 ) -> dict[str, Any]:
     engine, board_kit = game_and_kit(stored)
     result, problems = scored(engine, stored.doc, parsed)
+    if rights is None:
+        rights = access.rights(stored)
     return {
         "table": stored,
+        "rights": rights,
+        "can_edit": rights.can_edit(player),
         "sheet_tag": sheet_tag(stored.doc, player),
         "game": engine,
         "kit": board_kit,
@@ -79,16 +90,21 @@ def render_editor(
     message: str | None = None,
     status: int = 200,
     parsed: Any = None,
+    rights: access.Rights | None = None,
 ) -> Response:
     kind = "error" if status >= 400 else "info"
-    ctx = editor_context(stored, player, message, kind, parsed)
+    ctx = editor_context(stored, player, message, kind, parsed, rights)
     return page_or_fragment("editor/page.html", "editor/_editor.html", status, **ctx)
 
 
 @bp.get("/t/<table_id>")
 def show(table_id: str) -> Response:
     stored = db.get_table(table_id)
-    return render_editor(stored, player_index(stored.doc, request.args.get("p")))
+    rights = access.rights(stored)
+    chosen = request.args.get("p")
+    if chosen is None and rights.seat is not None:  # a phone opens on its own board
+        chosen = str(rights.seat)
+    return render_editor(stored, player_index(stored.doc, chosen), rights=rights)
 
 
 @bp.get("/t/<table_id>/search")
@@ -118,28 +134,80 @@ def field(table_id: str) -> Response:
 
 @bp.post("/t/<table_id>/undo")
 def undo(table_id: str) -> Response:
-    stored = db.undo(table_id)
-    return render_editor(stored, player_index(stored.doc, request.form.get("p")))
+    return _step(table_id, db.undo)
 
 
 @bp.post("/t/<table_id>/redo")
 def redo(table_id: str) -> Response:
-    stored = db.redo(table_id)
-    return render_editor(stored, player_index(stored.doc, request.form.get("p")))
+    return _step(table_id, db.redo)
+
+
+STALE_SHEET = N_("This sheet was changed on another device; here it is now. Tap again.")
+STALE_TABLE = N_("The table was changed on another device; here it is now. Try again.")
+
+
+def _seen_version() -> int | None:
+    try:
+        return int(request.form["tv"])
+    except (KeyError, ValueError):
+        return None
+
+
+def _step(table_id: str, move: Callable[..., db.StoredTable]) -> Response:
+    """Undo or redo one step of the table's history, if this phone saw the table as it is
+    (``tv``) and may edit every board the step changes."""
+    found = access.rights(db.get_table(table_id))
+
+    def guard(current: db.StoredTable, doc: dict[str, Any], meta: dict[str, Any]) -> None:
+        now = replace(found, everyone_edits=current.everyone_edits, finished=current.finished)
+        access.check_change(now, current, doc, meta, _names(current))
+
+    try:
+        stored = move(table_id, _seen_version(), guard)
+    except access.Forbidden as err:
+        stored = db.get_table(table_id)
+        return _answer(stored, str(err), 403, found)
+    except db.Conflict:
+        return _answer(db.get_table(table_id), gettext(STALE_TABLE), 409, found)
+    return _answer(stored, None, 200, found)
+
+
+def _answer(
+    stored: db.StoredTable, message: str | None, status: int, found: access.Rights
+) -> Response:
+    player = player_index(stored.doc, request.form.get("p"))
+    now = replace(found, everyone_edits=stored.everyone_edits, finished=stored.finished)
+    return render_editor(stored, player, message, status, rights=now)
+
+
+def _names(stored: db.StoredTable) -> list[str]:
+    return [p.get("name", "") for p in stored.doc.get("players", [])]
 
 
 def _edit(table_id: str, change: Change) -> Response:
     seen = request.form.get("v")
     player = 0
     parsed: Any = None
+    found = access.rights(db.get_table(table_id))
 
     def apply(stored: db.StoredTable) -> tuple[dict[str, Any], dict[str, Any]]:
         nonlocal player, parsed
         engine, board_kit = game_and_kit(stored)
         player = player_index(stored.doc, request.form.get("p"))
+        now = replace(found, everyone_edits=stored.everyone_edits, finished=stored.finished)
+        if not now.can_edit(player):
+            access.check_change(now, stored, stored.doc, stored.meta, _names(stored))
+            name = _names(stored)[player]
+            raise access.Forbidden(
+                gettext(
+                    "This is %(name)s's board: only %(name)s's phone or the host can edit it.",
+                    name=name,
+                )
+            )
         if seen and seen != sheet_tag(stored.doc, player):
             raise db.Conflict("the sheet changed on another device")
         doc, meta = change(board_kit, stored, player)
+        access.check_change(now, stored, doc, meta, _names(stored))
         try:
             parsed = engine.parse(doc)
         except BoardError as err:
@@ -149,19 +217,20 @@ def _edit(table_id: str, change: Change) -> Response:
     try:
         stored = db.edit_table(table_id, apply)
     except EditRefused as err:
-        stored = db.get_table(table_id)
-        return render_editor(stored, player, str(err), 422)
+        return _answer(db.get_table(table_id), str(err), 422, found)
+    except access.Forbidden as err:
+        return _answer(db.get_table(table_id), str(err), 403, found)
     except db.Conflict:
-        stored = db.get_table(table_id)
-        player = player_index(stored.doc, request.form.get("p"))
-        note = "This sheet was changed on another device; here it is now. Tap again."
-        return render_editor(stored, player, note, 409)
+        return _answer(db.get_table(table_id), gettext(STALE_SHEET), 409, found)
     # An edit that changed nothing returns the stored table, which ``parsed`` validated too.
-    return render_editor(stored, player, parsed=parsed)
+    now = replace(found, everyone_edits=stored.everyone_edits, finished=stored.finished)
+    return render_editor(stored, player, parsed=parsed, rights=now)
 
 
 def _sentence(problems: list[str]) -> str:
     """The engine's first problem, readable on a phone: "Not allowed: ..." ."""
-    first = problems[0]
+    first = gettext("Not allowed: %(why)s", why=sentence(problems[0]))
     more = len(problems) - 1
-    return f"Not allowed: {first}" + (f" (and {more} more)" if more else "")
+    if not more:
+        return str(first)
+    return str(first + ngettext(" (and %(num)d more)", " (and %(num)d more)", more))

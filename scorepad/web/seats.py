@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Blueprint, Response, current_app, request, url_for
+from flask_babel import gettext  # type: ignore[import-untyped]
 
 from scorepad.web import access, db
 from scorepad.web.htmx import page_or_fragment, redirect_to
@@ -38,7 +39,9 @@ def _client() -> str:
 
 
 def _too_many(template: str, fragment: str, **ctx: Any) -> Response:
-    ctx["message"] = "Too many attempts from this network. Wait a few minutes and try again."
+    ctx["message"] = gettext(
+        "Too many attempts from this network. Wait a few minutes and try again."
+    )
     resp = page_or_fragment(template, fragment, 429, **ctx)
     resp.headers["Retry-After"] = "60"
     return resp
@@ -64,7 +67,7 @@ def join_by_code() -> Response:
         return _too_many("seats/code.html", "seats/_code_form.html", code=code)
     table_id = db.table_by_code(code)
     if table_id is None:
-        message = "No open table has this code. Check it on the host's screen."
+        message = gettext("No open table has this code. Check it on the host's screen.")
         return page_or_fragment(
             "seats/code.html", "seats/_code_form.html", 404, message=message, code=code
         )
@@ -113,7 +116,7 @@ def claim(table_id: str) -> Response:
     except ValueError:
         seat = -1
     if not 0 <= seat < len(stored.doc.get("players", [])):
-        ctx = _join_context(stored, "Choose one of the table's players.")
+        ctx = _join_context(stored, gettext("Choose one of the table's players."))
         return page_or_fragment("seats/join.html", "seats/_join.html", 422, **ctx)
     limit, period = _limit("JOIN_LIMIT", JOIN_LIMIT)
     if not db.take(f"join:{_client()}", limit, period):
@@ -121,7 +124,11 @@ def claim(table_id: str) -> Response:
     try:
         db.claim_seat(table_id, access.ensure_device(), seat)
     except db.SeatTaken:
-        message = "This table is finished." if stored.finished else "Another phone holds that seat."
+        message = (
+            gettext("This table is finished.")
+            if stored.finished
+            else gettext("Another phone holds that seat.")
+        )
         ctx = _join_context(db.get_table(table_id), message)
         return page_or_fragment("seats/join.html", "seats/_join.html", 409, **ctx)
     return redirect_to("editor.show", table_id=table_id, p=seat)

@@ -8,6 +8,7 @@ named after the game, the day and the table, so a download is recognisable later
 from __future__ import annotations
 
 from flask import Blueprint, Response, make_response, request
+from flask_babel import gettext  # type: ignore[import-untyped]
 
 from scorepad.render.card import results_card
 from scorepad.scoring import Result
@@ -32,7 +33,9 @@ def _filename(stored: db.StoredTable, ext: str) -> str:
 
 def _unscorable() -> Response:
     return error_page(
-        409, "Nothing to share yet", "This table cannot be scored as stored; fix its boards first."
+        409,
+        gettext("Nothing to share yet"),
+        gettext("This table cannot be scored as stored; fix its boards first."),
     )
 
 
@@ -40,7 +43,8 @@ def _versioned(resp: Response, stored: db.StoredTable) -> Response:
     """Cheap repeats: the same table version is the same file (``304`` on revalidation)."""
     resp.set_etag(f"v{stored.version}")
     resp.headers["Cache-Control"] = "private, no-cache"
-    return resp.make_conditional(request)
+    resp.make_conditional(request)  # turns this very response into a 304 when it can
+    return resp
 
 
 @bp.get("/t/<table_id>/results.csv")
@@ -51,8 +55,7 @@ def csv(table_id: str) -> Response:
         return _unscorable()
     # A byte-order mark, so spreadsheets read the players' names (often Cyrillic) as UTF-8.
     resp = make_response("\ufeff" + to_csv(result))
-    resp.mimetype = "text/csv"
-    resp.charset = "utf-8"
+    resp.mimetype = "text/csv"  # text types get "; charset=utf-8"
     resp.headers["Content-Disposition"] = f'attachment; filename="{_filename(stored, "csv")}"'
     return _versioned(resp, stored)
 
@@ -65,7 +68,6 @@ def recap_text(table_id: str) -> Response:
         return _unscorable()
     resp = make_response(recap(result))
     resp.mimetype = "text/plain"
-    resp.charset = "utf-8"
     resp.headers["Content-Disposition"] = f'inline; filename="{_filename(stored, "txt")}"'
     return _versioned(resp, stored)
 

@@ -6,13 +6,17 @@ import json
 from typing import Any
 
 from flask import Blueprint, Response, abort, make_response, request
+from flask_babel import gettext  # type: ignore[import-untyped]
 
 from scorepad import games
 from scorepad.boardfile import BoardError, loads
-from scorepad.web import db
+from scorepad.share import recap
+from scorepad.web import access, db
 from scorepad.web.boards import EditRefused, kit, kits, player_index
 from scorepad.web.editor import game_and_kit, scored
 from scorepad.web.htmx import page_or_fragment, redirect_to
+from scorepad.web.players import roster
+from scorepad.web.vocab import sentence, term
 
 bp = Blueprint("tables", __name__)
 
@@ -24,7 +28,7 @@ def index() -> Response:
     return page_or_fragment(
         "tables/index.html",
         "tables/_list.html",
-        tables=db.list_tables(),
+        tables=db.list_tables(access.device()),
         titles={name: g.title for name, g in games.available().items()},
     )
 
@@ -46,6 +50,7 @@ def _new_context(
         "options": board_kit.options_context() if board_kit else {},
         "values": values,
         "message": message,
+        "roster": roster(access.device()),
     }
 
 
@@ -61,18 +66,18 @@ def create() -> Response:
     game_name = form.get("game", "")
     board_kit = kit(game_name)
     if board_kit is None:
-        ctx = _new_context(None, dict(form), "Choose one of the listed games.")
+        ctx = _new_context(None, dict(form), gettext("Choose one of the listed games."))
         return page_or_fragment("tables/new.html", "tables/_new_form.html", 422, **ctx)
     try:
         names = _player_names(form, board_kit.MAX_PLAYERS)
         doc, meta = board_kit.new_table(form, names)
         games.get(game_name).parse(doc)
     except (EditRefused, BoardError) as err:
-        message = err.problems[0] if isinstance(err, BoardError) else str(err)
+        message = sentence(err.problems[0]) if isinstance(err, BoardError) else str(err)
         ctx = _new_context(game_name, dict(form), message)
         return page_or_fragment("tables/new.html", "tables/_new_form.html", 422, **ctx)
     title = f"{games.get(game_name).title}: {', '.join(names)}"
-    table_id = db.create_table(game_name, title, doc, meta)
+    table_id = db.create_table(game_name, title, doc, meta, host=access.ensure_device())
     return redirect_to("editor.show", table_id=table_id)
 
 
@@ -80,11 +85,11 @@ def _player_names(form: Any, most: int) -> list[str]:
     names = [form.get(f"name_{i}", "").strip() for i in range(most)]
     names = [n for n in names if n]
     if not names:
-        raise EditRefused("Add at least one player's name, in seat order.")
+        raise EditRefused(gettext("Add at least one player's name, in seat order."))
     if any(len(n) > MAX_NAME for n in names):
-        raise EditRefused(f"Player names are at most {MAX_NAME} characters.")
+        raise EditRefused(gettext("Player names are at most %(n)s characters.", n=MAX_NAME))
     if len(set(names)) != len(names):
-        raise EditRefused("Two players have the same name; names must be unique.")
+        raise EditRefused(gettext("Two players have the same name; names must be unique."))
     return names
 
 
@@ -105,7 +110,7 @@ def import_file() -> Response:
     source = upload.filename if upload and upload.filename else "pasted text"
     try:
         if not text or not text.strip():
-            raise BoardError(["choose a board file or paste its JSON text"])
+            raise BoardError([gettext("choose a board file or paste its JSON text")])
         doc = loads(text)
         game, _table = games.parse(doc)
     except BoardError as err:
@@ -113,13 +118,15 @@ def import_file() -> Response:
             "tables/import.html",
             "tables/_import_form.html",
             422,
-            message="This board file cannot be imported; nothing was stored.",
+            message=gettext("This board file cannot be imported; nothing was stored."),
             problems=err.problems[:20],
             more=max(0, len(err.problems) - 20),
         )
     names = [p["name"] for p in doc["players"]]
     title = f"{game.title}: {', '.join(names)}"
-    table_id = db.create_table(game.name, title, doc, {"imported": source[:100]})
+    table_id = db.create_table(
+        game.name, title, doc, {"imported": source[:100]}, host=access.ensure_device()
+    )
     return redirect_to("editor.show", table_id=table_id)
 
 
@@ -135,6 +142,7 @@ def export(table_id: str) -> Response:
 
 @bp.post("/t/<table_id>/delete")
 def delete(table_id: str) -> Response:
+    access.require_host(db.get_table(table_id))
     db.delete_table(table_id)
     return redirect_to("tables.index")
 
@@ -142,25 +150,29 @@ def delete(table_id: str) -> Response:
 # --- results and the paper check -------------------------------------------------------------
 
 
-@bp.get("/t/<table_id>/results")
-def results(table_id: str) -> Response:
-    stored = db.get_table(table_id)
+def results_context(stored: db.StoredTable) -> dict[str, Any]:
     game, board_kit = game_and_kit(stored)
     result, problems = scored(game, stored.doc)
     boards = [
         board_kit.board(stored.doc, stored.meta, i, result)
         for i in range(len(stored.doc["players"]))
     ]
-    return page_or_fragment(
-        "tables/results.html",
-        "tables/_results.html",
-        table=stored,
-        game=game,
-        kit=board_kit,
-        result=result,
-        problems=problems,
-        boards=boards,
-    )
+    return {
+        "table": stored,
+        "game": game,
+        "kit": board_kit,
+        "result": result,
+        "problems": problems,
+        "boards": boards,
+        "rights": access.rights(stored),
+        "recap": recap(result) if result else "",
+    }
+
+
+@bp.get("/t/<table_id>/results")
+def results(table_id: str) -> Response:
+    ctx = results_context(db.get_table(table_id))
+    return page_or_fragment("tables/results.html", "tables/_results.html", **ctx)
 
 
 @bp.route("/t/<table_id>/check", methods=["GET", "POST"])
@@ -181,7 +193,10 @@ def check(table_id: str) -> Response:
             try:
                 paper = int(raw)
             except ValueError:
-                message = f"{label}: write the number from the paper sheet (a whole number)."
+                message = gettext(
+                    "%(category)s: write the number from the paper sheet (a whole number).",
+                    category=term(label),
+                )
         diff = None if paper is None else paper - app_scores[key]
         rows.append(
             {

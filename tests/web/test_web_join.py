@@ -175,7 +175,9 @@ def test_one_phone_per_seat(app: Flask, client: FlaskClient, table_id: str) -> N
     assert tap(boris, table_id, p=1, tool="house", q=0, r=0).status_code == 403
 
 
-def test_the_seat_right_is_the_phones_secret(app: Flask, client: FlaskClient, table_id: str) -> None:
+def test_the_seat_right_is_the_phones_secret(
+    app: Flask, client: FlaskClient, table_id: str
+) -> None:
     boris = phone(app)
     claim(boris, table_id, 1)
     cookie = boris.get_cookie(access.COOKIE)
@@ -283,9 +285,7 @@ def test_stale_field_is_refused_with_the_fresh_board(
     assert stored_doc(app, table_id)["players"][1]["residents"] == 5
 
 
-def test_shared_records_need_the_right_to_edit_every_board(
-    app: Flask, client: FlaskClient
-) -> None:
+def test_shared_records_need_the_right_to_edit_every_board(app: Flask, client: FlaskClient) -> None:
     """Spring Meadow: recording a phase changes every board and the table's ledger."""
     form = {"game": "spring-meadow", "layout": "example", "orientation": "vertical"}
     meadow = new_table(client, form, ["Anna", "Boris"])

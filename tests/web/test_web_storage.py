@@ -134,13 +134,16 @@ def test_concurrent_edits_are_all_kept(app: Flask) -> None:
 
 
 def test_list_tables_newest_first(app: Flask) -> None:
+    """A phone's list holds the tables it hosts, newest first; never anyone else's."""
     with app.app_context():
-        first = db.create_table("g", "first", doc(0), {})
-        second = db.create_table("g", "second", doc(0), {})
+        first = db.create_table("g", "first", doc(0), {}, host="phone-a")
+        second = db.create_table("g", "second", doc(0), {}, host="phone-a")
+        db.create_table("g", "theirs", doc(0), {}, host="phone-b")
         db.edit_table(first, bump(1))
-        assert [t.id for t in db.list_tables()] == [first, second]
+        assert [t.id for t in db.list_tables("phone-a")] == [first, second]
+        assert db.list_tables(None) == []
         db.delete_table(first)
-        assert [t.id for t in db.list_tables()] == [second]
+        assert [t.id for t in db.list_tables("phone-a")] == [second]
         with pytest.raises(db.NotFound):
             db.delete_table(first)
 

@@ -1,0 +1,96 @@
+"""Sharing results: CSV download, plain-text recap, PNG results card."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from PIL import Image
+from webhelpers import SV_FORM, engine_result, new_table, stored_doc, tap
+
+from scorepad import games
+from scorepad.web import db
+
+
+@pytest.fixture
+def table_id(client: FlaskClient) -> str:
+    table_id = new_table(client, SV_FORM, ["Анна", "=Boris"])
+    tap(client, table_id, p=0, tool="house", q=0, r=0)
+    tap(client, table_id, p=0, tool="sheep", q=0, r=1)
+    return table_id
+
+
+def filename(resp: object, ext: str, table_id: str) -> str:
+    disposition = resp.headers["Content-Disposition"]  # type: ignore[attr-defined]
+    found = re.search(r'filename="([^"]+)"', disposition)
+    assert found, disposition
+    assert re.fullmatch(rf"sunflower-valley-\d{{4}}-\d\d-\d\d-{re.escape(table_id[:6])}\.{ext}",
+                        found.group(1))  # fmt: skip
+    return disposition
+
+
+def test_csv_download(app: Flask, client: FlaskClient, table_id: str) -> None:
+    resp = client.get(f"/t/{table_id}/results.csv")
+    assert resp.status_code == 200
+    assert resp.headers["Content-Type"] == "text/csv; charset=utf-8"
+    assert filename(resp, "csv", table_id).startswith("attachment;")
+    text = resp.data.decode("utf-8")
+    assert text.startswith("\ufeff")  # spreadsheets then read the Cyrillic names right
+    rows = list(csv.reader(io.StringIO(text.removeprefix("\ufeff"))))
+    game = games.get("sunflower-valley")
+    assert rows[0] == ["rank", "player", *game.categories.values(), "total"]
+    result = engine_result(stored_doc(app, table_id))
+    assert len(rows) == 1 + len(result.players)
+    for row, p in zip(rows[1:], result.players, strict=True):
+        assert row[1] == ("'=Boris" if p.name == "=Boris" else p.name)  # no formula
+        assert [int(v) for v in row[2:-1]] == [p.categories[k] for k in game.categories]
+        assert (int(row[0]), int(row[-1])) == (p.rank, p.total)
+    assert rows[1][1] == "Анна" and int(rows[1][2]) == 3  # Anna's house with its sheep
+
+
+def test_recap_for_a_chat(app: Flask, client: FlaskClient, table_id: str) -> None:
+    resp = client.get(f"/t/{table_id}/recap.txt")
+    assert resp.headers["Content-Type"] == "text/plain; charset=utf-8"
+    assert filename(resp, "txt", table_id).startswith("inline;")
+    text = resp.get_data(as_text=True)
+    result = engine_result(stored_doc(app, table_id))
+    winner = result.winners[0]
+    assert text.startswith(f"Sunflower Valley: {winner} wins with ")
+    for p in result.players:
+        assert f"{p.rank}. {p.name}: {p.total}" in text
+    # The results page carries the same text, ready to copy.
+    html = client.get(f"/t/{table_id}/results").get_data(as_text=True)
+    assert 'id="recap-text"' in html and f"{winner} wins with" in html
+    assert 'data-copy="#recap-text"' in html
+    for route in ("results.csv", "card.png", "recap.txt"):
+        assert f"/t/{table_id}/{route}" in html
+
+
+def test_png_results_card(client: FlaskClient, table_id: str) -> None:
+    resp = client.get(f"/t/{table_id}/card.png")
+    assert resp.status_code == 200 and resp.headers["Content-Type"] == "image/png"
+    filename(resp, "png", table_id)
+    assert resp.data.startswith(b"\x89PNG\r\n\x1a\n")
+    image = Image.open(io.BytesIO(resp.data))
+    assert image.format == "PNG" and image.width == 1080 and image.height > 600
+    # Unchanged table, same file: a revalidation costs nothing.
+    again = client.get(f"/t/{table_id}/card.png", headers={"If-None-Match": resp.headers["ETag"]})
+    assert again.status_code == 304
+    tap(client, table_id, p=1, tool="house", q=0, r=0)
+    fresh = client.get(f"/t/{table_id}/card.png", headers={"If-None-Match": resp.headers["ETag"]})
+    assert fresh.status_code == 200
+
+
+def test_nothing_to_share_from_an_unscorable_table(app: Flask, client: FlaskClient) -> None:
+    with app.app_context():
+        broken = db.create_table(
+            "sunflower-valley", "broken", {"game": "sunflower-valley", "players": []}, {}
+        )
+    for route in ("results.csv", "recap.txt", "card.png"):
+        resp = client.get(f"/t/{broken}/{route}")
+        assert resp.status_code == 409, route
+        assert "cannot be scored" in resp.get_data(as_text=True)

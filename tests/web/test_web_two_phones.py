@@ -1,0 +1,162 @@
+"""Two phones at one table, in real headless Chromium: two browser contexts (two cookie jars)
+join one table, each enters its own board, each sees the other's progress live, and both
+end on the same final result; a third context without a seat cannot edit.
+
+Expected scores are worked out by hand from the rules digest (``shared/rules/README.md``).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from conftest import LiveServer
+
+pytestmark = pytest.mark.browser
+
+#: Polls every 1.5 s: another phone's edit must show within 2 s.
+LIVE_MS = 2000
+
+
+@pytest.fixture
+def phones(browser: Any, live_server: LiveServer) -> Iterator[list[Any]]:
+    contexts, pages, errors = [], [], []
+    for _ in range(3):
+        context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True)
+        page = context.new_page()
+        page.set_default_timeout(20_000)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("dialog", lambda d: d.accept())  # "Finish the table?"
+        contexts.append(context)
+        pages.append(page)
+    yield pages
+    for context in contexts:
+        context.close()
+    assert not errors, f"JavaScript errors: {errors}"
+
+
+def draw(page: Any, tool: str, q: int, r: int) -> None:
+    page.click(f"#palette input[value='{tool}'] + span")
+    page.click(f'#editor [data-q="{q}"][data-r="{r}"]')
+    page.wait_for_selector(f'#editor [data-q="{q}"][data-r="{r}"][data-item="{tool}"]')
+
+
+def total_shows(page: Any, name: str, value: str) -> float:
+    """Seconds until ``page`` shows ``name``'s total as ``value`` without any action on it."""
+    start = time.monotonic()
+    page.wait_for_function(
+        """([n, v]) => {
+          const td = document.querySelector(`#standings td[data-total="${n}"]`);
+          return td && td.textContent.trim() === v;
+        }""",
+        arg=[name, value],
+        timeout=LIVE_MS + 3000,  # fail with the measured time below rather than a timeout
+    )
+    return time.monotonic() - start
+
+
+def standings(page: Any) -> dict[str, dict[str, str]]:
+    return page.evaluate(
+        """() => {
+        const t = document.querySelector('#results table.scores');
+        const names = [...t.querySelectorAll('thead th')].slice(1).map(th => th.textContent.trim());
+        const out = {};
+        for (const tr of t.querySelectorAll('tbody tr')) {
+          out[tr.querySelector('th').textContent.trim()] = Object.fromEntries(
+            [...tr.querySelectorAll('td')].map((td, i) => [names[i], td.textContent.trim()]));
+        }
+        return out;
+      }"""
+    )
+
+
+def test_two_phones_play_one_table(phones: list[Any], live_server: LiveServer) -> None:
+    host, guest, stranger = phones
+    base = live_server.url
+    # The host starts a table for Anna and Boris and takes Anna's seat.
+    host.goto(base + "/new")
+    host.select_option("select[name=game]", "sunflower-valley")
+    host.wait_for_selector(
+        "#new-form select[name=game] option[value='sunflower-valley'][selected]", state="attached"
+    )
+    host.fill("input[name=name_0]", "Anna")
+    host.fill("input[name=name_1]", "Boris")
+    host.click("#new-form button[type=submit]")
+    host.wait_for_url(re.compile(r".*/t/[\w-]{22}$"))
+    table = host.url.rsplit("/", 1)[1]
+    host.goto(f"{base}/t/{table}/seats")
+    assert host.locator("#join-qr svg").count() == 1
+    code = host.text_content("#join-code").strip()
+    host.goto(f"{base}/t/{table}/join")
+    host.click("button.seat-claim:has-text('Anna')")
+    host.wait_for_selector("#editor[data-player='0']")
+
+    # The guest types the join code (as people do: lower case, a space) and takes Boris.
+    guest.goto(base + "/join")
+    guest.fill("input[name=code]", f"{code[:3].lower()} {code[3:].lower()}")
+    guest.click("#code-form button[type=submit]")
+    guest.wait_for_selector("#seat-list")
+    assert guest.locator("#seat-list li[data-seat='0'] .badge").text_content() == "taken"
+    guest.click("button.seat-claim:has-text('Boris')")
+    guest.wait_for_selector("#editor[data-player='1']")
+
+    # Boris: a settlement of two houses and one sheep (+3 − 5), an orange sunflower (+3)
+    # next to mountain (4, 2) (+1), 4 residents, the most (+5): 7.
+    draw(guest, "house", 2, 2)
+    draw(guest, "house", 2, 3)
+    draw(guest, "sheep", 3, 3)
+    draw(guest, "sunflower", 5, 1)
+    seen = total_shows(host, "Boris", "7")  # on Anna's phone, which did nothing
+    assert seen <= LIVE_MS / 1000, f"the host saw Boris's edit after {seen:.1f} s"
+
+    # Anna: a house with its adjacent sheep (+3), two blue sunflowers (blue area: +3), both
+    # next to mountain (1, 1) (+2), one next to mountain (2, 1) (+1); 2 residents, second
+    # most (+3): 12.
+    draw(host, "house", 0, 0)
+    draw(host, "sheep", 0, 1)
+    draw(host, "sunflower", 1, 0)
+    draw(host, "sunflower", 1, 2)
+    seen = total_shows(guest, "Anna", "12")
+    assert seen <= LIVE_MS / 1000, f"the guest saw Anna's edit after {seen:.1f} s"
+
+    # Anna's board is read-only on Boris's phone.
+    guest.click("#player-tabs a:nth-child(1)")
+    guest.wait_for_selector("#editor[data-player='0'] #readonly-note")
+    assert guest.locator("#editor [data-tap]").count() == 0
+
+    # A third phone without a seat: it sees the table, cannot take a seat, cannot edit.
+    stranger.goto(f"{base}/t/{table}")
+    stranger.wait_for_selector("#editor #readonly-note")
+    assert stranger.locator("#editor [data-tap]").count() == 0
+    assert stranger.locator("#palette").count() == 0
+    token = stranger.get_attribute("meta[name=csrf-token]", "content")
+    answer = stranger.request.post(
+        f"{base}/t/{table}/tap",
+        form={"p": "0", "tool": "sunflower", "q": "0", "r": "2"},
+        headers={"X-CSRFToken": token, "HX-Request": "true"},
+    )
+    assert answer.status == 403
+    stranger.goto(f"{base}/t/{table}/join")
+    assert stranger.locator("button.seat-claim").count() == 0  # both seats are taken
+
+    # The host finishes the table: both phones land on the same final result.
+    guest.click("#player-tabs a:nth-child(2)")
+    guest.wait_for_selector("#editor[data-player='1']")
+    host.goto(f"{base}/t/{table}/seats")
+    host.click("#finish")
+    host.wait_for_url(f"{base}/t/{table}/results")
+    guest.wait_for_url(f"{base}/t/{table}/results", timeout=LIVE_MS + 3000)
+    for page in (host, guest):
+        page.wait_for_selector("#finished-note")
+        assert page.text_content("#winner").strip() == "Winner: Anna"
+    final = standings(host)
+    assert final == standings(guest)
+    assert final["Total"] == {"Anna": "12", "Boris": "7"}
+    assert final["E. Residents"] == {"Anna": "3", "Boris": "5"}
+    # Finished: no phone edits any more, not even the host.
+    host.goto(f"{base}/t/{table}")
+    assert host.locator("#editor [data-tap]").count() == 0
+    assert host.locator("#live").count() == 0
