@@ -186,11 +186,14 @@
     if (f) { f.innerHTML = ""; }
   });
 
-  /* Installable and offline: the service worker (served from /sw.js, scope /). */
+  /* Installable and offline: the service worker (served from /sw.js, scope /), registered
+   * once the page has settled so that its downloads never slow the first taps. */
   if ("serviceWorker" in navigator && document.body && document.body.dataset.sw) {
     window.addEventListener("load", function () {
-      navigator.serviceWorker.register(document.body.dataset.sw, { scope: "/" })
-        .catch(function () { return null; });
+      setTimeout(function () {
+        navigator.serviceWorker.register(document.body.dataset.sw, { scope: "/" })
+          .catch(function () { return null; });
+      }, 1500);
     });
   }
 

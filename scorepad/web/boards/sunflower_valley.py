@@ -304,7 +304,7 @@ def _cell_label(c: Mapping[str, Any]) -> str:
     if item == "rail":
         return str(
             gettext(
-                "hex %(q)s,%(r)s, %(area)s area: rail %(a)s-%(b)s",
+                "hex %(q)s,%(r)s, %(area)s: rail %(a)s-%(b)s",
                 q=c["q"],
                 r=c["r"],
                 area=area,
@@ -315,7 +315,7 @@ def _cell_label(c: Mapping[str, Any]) -> str:
     what = term(item) if item else gettext("empty")
     return str(
         gettext(
-            "hex %(q)s,%(r)s, %(area)s area: %(what)s", q=c["q"], r=c["r"], area=area, what=what
+            "hex %(q)s,%(r)s, %(area)s: %(what)s", q=c["q"], r=c["r"], area=area, what=what
         )
     )
 
@@ -527,5 +527,5 @@ def _layout_label(h: Hex, c: Mapping[str, Any] | None) -> str:
     if c.get("mountain"):
         return str(gettext("hex %(q)s,%(r)s: mountain", q=h.q, r=h.r))
     return str(
-        gettext("hex %(q)s,%(r)s: %(area)s area", q=h.q, r=h.r, area=term(c["area"], "area"))
+        gettext("hex %(q)s,%(r)s: %(area)s", q=h.q, r=h.r, area=term(c["area"], "area"))
     )
