@@ -139,6 +139,31 @@ def test_compiled_catalogues_match_their_po_files(lang: str) -> None:
     assert compiled == source, "run `.venv/bin/python tools/i18n.py compile`"
 
 
+#: Words a template may show as they are: names, abbreviations, entities.
+NOT_WORDS = {"Scorepad", "CSV", "PNG", "QR", "JSON", "UTC", "nbsp", "middot", "times", "rarr"}
+SHOWN_ATTRIBUTES = r'\b(?:aria-label|placeholder|title|alt|hx-confirm|data-copied|label)="([^"]*)"'
+
+
+def test_templates_show_no_unwrapped_english() -> None:
+    """Text a template shows (or reads out) outside ``{{ _(...) }}`` would stay English."""
+    found = {}
+    for path in sorted((ROOT / "templates").rglob("*.html")):
+        text = path.read_text(encoding="utf-8")
+        for pattern in (
+            r"(?s){#.*?#}",
+            r"(?s){%.*?%}",
+            r"(?s){{.*?}}",
+            r"(?s)<(script|style)\b.*?</\1>",
+        ):
+            text = re.sub(pattern, " ", text)
+        shown = [*re.findall(SHOWN_ATTRIBUTES, text), re.sub(r"(?s)<[^>]+>", " ", text)]
+        words = [w for part in shown for w in re.findall(r"[A-Za-z]{2,}", part)]
+        words = [w for w in words if w not in NOT_WORDS]
+        if words:
+            found[str(path.relative_to(ROOT))] = words[:8]
+    assert not found, found
+
+
 # --- choosing the language --------------------------------------------------------------------
 
 
