@@ -90,6 +90,10 @@ def new_table(phone: Phone, n: int) -> str:
     resp.read()
     if resp.status != 303:
         raise SystemExit(f"creating a table failed with {resp.status}")
+    # The phone that creates a table is its host: it keeps the secret key it was given.
+    for cookie in resp.headers.get_all("Set-Cookie") or []:
+        if cookie.startswith("scorepad_device="):
+            phone.headers["Cookie"] += "; " + cookie.split(";")[0]
     return resp.getheader("Location", "").rsplit("/", 1)[1]
 
 

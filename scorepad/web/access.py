@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from flask import Flask, Response, current_app, g, request
@@ -109,21 +109,31 @@ class Rights:
 
 
 def rights(stored: db.StoredTable) -> Rights:
-    """This phone's rights at ``stored`` (a table from before hosts is adopted by its first
-    visitor, who becomes its host)."""
-    mine = db.member(stored.id, device())
+    """This phone's rights at ``stored``."""
+    return replace(
+        rights_at(stored.id), everyone_edits=stored.everyone_edits, finished=stored.finished
+    )
+
+
+def rights_at(table_id: str) -> Rights:
+    """This phone's place at a table, read without the table itself (an edit reads the table
+    anyway and fills in ``everyone_edits`` and ``finished`` from what it read).
+
+    A table from before hosts is adopted by its first visitor, who becomes its host.
+    """
+    mine = db.member(table_id, device())
     if (
         mine is None
         and current_app.config.get("ADOPT_HOSTLESS_TABLES", True)
-        and not any(m.host for m in db.members_of(stored.id))
+        and not any(m.host for m in db.members_of(table_id))
     ):
-        db.adopt(stored.id, ensure_device())
-        mine = db.member(stored.id, device())
+        db.adopt(table_id, ensure_device())
+        mine = db.member(table_id, device())
     return Rights(
         host=bool(mine and mine.host),
         seat=mine.seat if mine else None,
-        everyone_edits=stored.everyone_edits,
-        finished=stored.finished,
+        everyone_edits=False,
+        finished=False,
     )
 
 

@@ -156,7 +156,7 @@ def _seen_version() -> int | None:
 def _step(table_id: str, move: Callable[..., db.StoredTable]) -> Response:
     """Undo or redo one step of the table's history, if this phone saw the table as it is
     (``tv``) and may edit every board the step changes."""
-    found = access.rights(db.get_table(table_id))
+    found = access.rights_at(table_id)
 
     def guard(current: db.StoredTable, doc: dict[str, Any], meta: dict[str, Any]) -> None:
         now = replace(found, everyone_edits=current.everyone_edits, finished=current.finished)
@@ -188,7 +188,7 @@ def _edit(table_id: str, change: Change) -> Response:
     seen = request.form.get("v")
     player = 0
     parsed: Any = None
-    found = access.rights(db.get_table(table_id))
+    found = access.rights_at(table_id)
 
     def apply(stored: db.StoredTable) -> tuple[dict[str, Any], dict[str, Any]]:
         nonlocal player, parsed
