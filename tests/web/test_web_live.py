@@ -89,6 +89,23 @@ def test_a_poll_tells_which_board_changed(app: Flask, client: FlaskClient, table
     assert after.group(1) == editor.sheet_tag(stored_doc(app, table_id), 1)
 
 
+def test_results_and_big_screen_follow_the_table(
+    app: Flask, client: FlaskClient, table_id: str
+) -> None:
+    watcher = phone(app)
+    results_poll = live_url(watcher.get(f"/t/{table_id}/results").get_data(as_text=True))
+    screen_poll = live_url(watcher.get(f"/t/{table_id}/screen").get_data(as_text=True))
+    assert "view=results" in results_poll and "view=screen" in screen_poll
+    tap(client, table_id, p=1, tool="house", q=0, r=0)
+    tap(client, table_id, p=1, tool="sheep", q=0, r=1)
+    total = engine_result(stored_doc(app, table_id)).players[1].total
+    for url, swapped in ((results_poll, 'id="results"'), (screen_poll, 'id="screen-body"')):
+        html = watcher.get(url, headers=HX).get_data(as_text=True)
+        assert re.search(rf'<\w+ {swapped} hx-swap-oob="true"', html), url
+        shown = re.search(r'data-total="Boris" class="[^"]*">(-?\d+)<', html)
+        assert shown and int(shown.group(1)) == total
+
+
 def test_finishing_stops_polling(app: Flask, client: FlaskClient, table_id: str) -> None:
     boris = phone(app)
     editor_poll = live_url(boris.get(f"/t/{table_id}").get_data(as_text=True))

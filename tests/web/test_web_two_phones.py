@@ -122,6 +122,18 @@ def test_two_phones_play_one_table(phones: list[Any], live_server: LiveServer) -
     seen = total_shows(guest, "Anna", "12")
     assert seen <= LIVE_MS / 1000, f"the guest saw Anna's edit after {seen:.1f} s"
 
+    # The host corrects Boris's board and takes it back: Boris's phone redraws its board.
+    host.click("#player-tabs a:nth-child(2)")
+    host.wait_for_selector("#editor[data-player='1']")
+    draw(host, "sunflower", 0, 0)
+    sunflower = '#editor[data-player="1"] [data-q="0"][data-r="0"][data-item="sunflower"]'
+    start = time.monotonic()
+    guest.wait_for_selector(sunflower, timeout=LIVE_MS + 3000)
+    assert time.monotonic() - start <= LIVE_MS / 1000
+    host.click("#editor button:has-text('Undo')")  # sends the version the host saw
+    host.wait_for_selector('#editor [data-q="0"][data-r="0"][data-item=""]')
+    guest.wait_for_selector(sunflower, state="detached", timeout=LIVE_MS + 3000)
+
     # Anna's board is read-only on Boris's phone.
     guest.click("#player-tabs a:nth-child(1)")
     guest.wait_for_selector("#editor[data-player='0'] #readonly-note")
