@@ -22,10 +22,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 from flask import has_request_context
-from flask_babel import get_locale, gettext, pgettext  # type: ignore[import-untyped]
+from flask_babel import (  # type: ignore[import-untyped]
+    get_locale,
+    get_translations,
+    gettext,
+    pgettext,
+)
 
 
 def N_(text: str) -> str:
@@ -208,6 +215,35 @@ def term(text: str | None, context: str | None = None) -> str:
     if text in _PLAIN:
         return str(gettext(text))
     return text
+
+
+@dataclass(frozen=True)
+class Words:
+    """The player's language looked up once, for a board that labels every one of its cells.
+
+    ``gettext`` and ``term`` behave as Flask-Babel's ``gettext`` and :func:`term`, without
+    finding the request's translations again for each of a board's 150 squares.
+    """
+
+    english: bool
+    translations: Any
+
+    def gettext(self, text: str, **variables: Any) -> str:
+        found = text if self.english else str(self.translations.ugettext(text))
+        return found % variables if variables else found
+
+    def term(self, text: str | None, context: str | None = None) -> str:
+        if not text or self.english:
+            return text or ""
+        if context and (context, text) in _WITH_CONTEXT:
+            return str(self.translations.upgettext(context, text))
+        return str(self.translations.ugettext(text)) if text in _PLAIN else text
+
+
+def words() -> Words:
+    """The current language's :class:`Words`."""
+    english = _english()
+    return Words(english, None if english else get_translations())
 
 
 def table_title(title: str, game_title: str = "") -> str:

@@ -489,6 +489,6 @@ def test_stack_labels_for_screen_readers(app: Flask, stack: tuple[str, ...]) -> 
     from scorepad.web.boards import harmonies as kit
 
     with app.test_request_context(headers={"Accept-Language": "uk"}):
-        label = kit._cell_label(hm.board_hexes("A")[0], list(stack), True)
+        label = kit._cell_label(vocab.words(), hm.board_hexes("A")[0], list(stack), True)
     assert label.startswith("гекс ") and label.endswith(", кубик")
     assert not re.search(r"[a-z]{3,}", label), label

@@ -24,7 +24,7 @@ from scorepad.hexgrid import Hex, Orientation
 from scorepad.scoring import Result
 from scorepad.web.boards import EditRefused, Tool, int_field, with_player_copy
 from scorepad.web.svg import canvas
-from scorepad.web.vocab import N_, NP_, sentence, term
+from scorepad.web.vocab import N_, NP_, Words, sentence, words
 
 NAME = "harmonies"
 MODULE = "harmonies"
@@ -164,9 +164,9 @@ def set_field(
 # --- drawing -----------------------------------------------------------------------------------
 
 
-def card_label(card_id: int) -> str:
+def card_label(w: Words, card_id: int) -> str:
     card = hm.ANIMAL_CARDS[card_id]
-    return f"#{card_id} {term(card.names[0])} · {'-'.join(str(t) for t in card.track)}"
+    return f"#{card_id} {w.term(card.names[0])} · {'-'.join(str(t) for t in card.track)}"
 
 
 def board(
@@ -179,6 +179,7 @@ def board(
     sheet = doc["players"][player]
     hexes = [Hex(c["q"], c["r"]) for c in sheet["cells"]]
     cv = canvas(hexes, Orientation.FLAT)
+    w = words()
     cells = []
     for c in sheet["cells"]:
         h = Hex(c["q"], c["r"])
@@ -200,7 +201,7 @@ def board(
                 "glyphs": glyphs,
                 "cube": bool(c.get("cube")),
                 "stack": "-".join(stack),
-                "label": _cell_label(h, stack, bool(c.get("cube"))),
+                "label": _cell_label(w, h, stack, bool(c.get("cube"))),
             }
         )
     details = result.players[player].details if result else {}
@@ -209,7 +210,7 @@ def board(
         {
             "card": a["card"],
             "cubes": a["cubes"],
-            "label": card_label(a["card"]),
+            "label": card_label(w, a["card"]),
             "track": hm.ANIMAL_CARDS[a["card"]].track,
         }
         for a in sheet.get("animals", [])
@@ -223,8 +224,10 @@ def board(
         "sheet": sheet,
         "side": doc.get("options", {}).get("side", "A"),
         "animals": animals,
-        "catalogue": [(cid, card_label(cid)) for cid in sorted(hm.ANIMAL_CARDS) if cid not in held],
-        "spirits": [(cid, term(hm.SPIRIT_CARDS[cid])) for cid in SPIRITS],
+        "catalogue": [
+            (cid, card_label(w, cid)) for cid in sorted(hm.ANIMAL_CARDS) if cid not in held
+        ],
+        "spirits": [(cid, w.term(hm.SPIRIT_CARDS[cid])) for cid in SPIRITS],
         "spirit": sheet.get("spirit"),
     }
 
@@ -247,14 +250,14 @@ def _glyphs(stack: list[str], x: float, y: float) -> list[dict[str, Any]]:
     return found
 
 
-def _cell_label(h: Hex, stack: list[str], cube: bool) -> str:
+def _cell_label(w: Words, h: Hex, stack: list[str], cube: bool) -> str:
     """What a screen reader says for a hex: its stack bottom to top, and the cube."""
     if stack:
-        tokens = "-".join(term(t, "token") for t in stack)
-        label = gettext("hex %(q)s,%(r)s: %(stack)s", q=h.q, r=h.r, stack=tokens)
+        tokens = "-".join(w.term(t, "token") for t in stack)
+        label = w.gettext("hex %(q)s,%(r)s: %(stack)s", q=h.q, r=h.r, stack=tokens)
     else:
-        label = gettext("hex %(q)s,%(r)s: empty", q=h.q, r=h.r)
-    return str(label + gettext(", cube") if cube else label)
+        label = w.gettext("hex %(q)s,%(r)s: empty", q=h.q, r=h.r)
+    return label + w.gettext(", cube") if cube else label
 
 
 def _at(cv: Any, hx: list[int]) -> tuple[float, float]:

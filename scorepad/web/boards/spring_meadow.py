@@ -26,7 +26,7 @@ from scorepad.games import spring_meadow as sm
 from scorepad.scoring import Result
 from scorepad.web import db
 from scorepad.web.boards import EditRefused, Tool, with_player_copy
-from scorepad.web.vocab import N_, sentence, term
+from scorepad.web.vocab import N_, sentence, words
 
 NAME = sm.GAME.name
 MODULE = "spring_meadow"
@@ -241,6 +241,8 @@ def board(
     orientation = sheet.get("orientation", "vertical")
     rows = sheet["rows"]
     burrows = _printed_burrows(doc, sheet)
+    w = words()
+    states = {code: w.term(name) for code, name in sm.SQUARE_CODES.items()}
     squares = []
     for r, line in enumerate(rows):
         for c, code in enumerate(line):
@@ -254,11 +256,11 @@ def board(
                     "fill": SQUARE_FILLS.get(code, "#eee"),
                     "burrow": code in sm.BURROW_CODES,
                     "printed": (r, c) in burrows,
-                    "label": gettext(
+                    "label": w.gettext(
                         "square %(row)s,%(col)s: %(state)s",
                         row=r,
                         col=c,
-                        state=term(sm.SQUARE_CODES.get(code, code)),
+                        state=states.get(code, code),
                     ),
                 }
             )
@@ -374,6 +376,7 @@ def layout_problems(data: Mapping[str, Any]) -> list[str]:
 
 def layout_board(data: Mapping[str, Any]) -> dict[str, Any]:
     rows = data["rows"]
+    w = words()
     squares = [
         {
             "row": r,
@@ -384,9 +387,9 @@ def layout_board(data: Mapping[str, Any]) -> dict[str, Any]:
             "fill": SQUARE_FILLS.get(code, "#eee"),
             "burrow": code == sm.OPEN,
             "printed": False,
-            "label": gettext("square %(row)s,%(col)s: burrow", row=r, col=c)
+            "label": w.gettext("square %(row)s,%(col)s: burrow", row=r, col=c)
             if code == sm.OPEN
-            else gettext("square %(row)s,%(col)s: no burrow", row=r, col=c),
+            else w.gettext("square %(row)s,%(col)s: no burrow", row=r, col=c),
         }
         for r, line in enumerate(rows)
         for c, code in enumerate(line)

@@ -23,7 +23,7 @@ from scorepad.scoring import Result
 from scorepad.web import db
 from scorepad.web.boards import EditRefused, Tool, int_field, with_player_copy
 from scorepad.web.svg import canvas
-from scorepad.web.vocab import N_, NP_, sentence, term
+from scorepad.web.vocab import N_, NP_, Words, sentence, term, words
 
 NAME = sv.NAME
 MODULE = "sunflower_valley"
@@ -217,6 +217,7 @@ def board(
     cv = canvas(hexes, Orientation.FLAT)
     fills = area_fills(doc)
     patterns = area_patterns(doc)
+    w = words()
     cells = []
     for c in sheet["cells"]:
         h = Hex(c["q"], c["r"])
@@ -236,7 +237,7 @@ def board(
                 "area": c.get("area"),
                 "item": c.get("item"),
                 "track": cv.track(h, *c["sides"]) if c.get("item") == "rail" else None,
-                "label": _cell_label(c),
+                "label": _cell_label(w, c),
             }
         )
     why = explain(cv, sheet, result.players[player].details if result else {})
@@ -295,28 +296,24 @@ def render_cells(
     return Markup("".join(out))
 
 
-def _cell_label(c: Mapping[str, Any]) -> str:
+def _cell_label(w: Words, c: Mapping[str, Any]) -> str:
     """What a screen reader says for a hex: where, its area, what is drawn on it."""
     if c.get("mountain"):
-        return str(gettext("hex %(q)s,%(r)s: mountain", q=c["q"], r=c["r"]))
+        return w.gettext("hex %(q)s,%(r)s: mountain", q=c["q"], r=c["r"])
     item = c.get("item")
-    area = term(c.get("area"), "area")
+    area = w.term(c.get("area"), "area")
     if item == "rail":
-        return str(
-            gettext(
-                "hex %(q)s,%(r)s, %(area)s: rail %(a)s-%(b)s",
-                q=c["q"],
-                r=c["r"],
-                area=area,
-                a=c["sides"][0],
-                b=c["sides"][1],
-            )
+        return w.gettext(
+            "hex %(q)s,%(r)s, %(area)s: rail %(a)s-%(b)s",
+            q=c["q"],
+            r=c["r"],
+            area=area,
+            a=c["sides"][0],
+            b=c["sides"][1],
         )
-    what = term(item) if item else gettext("empty")
-    return str(
-        gettext(
-            "hex %(q)s,%(r)s, %(area)s: %(what)s", q=c["q"], r=c["r"], area=area, what=what
-        )
+    what = w.term(item) if item else w.gettext("empty")
+    return w.gettext(
+        "hex %(q)s,%(r)s, %(area)s: %(what)s", q=c["q"], r=c["r"], area=area, what=what
     )
 
 
@@ -496,6 +493,7 @@ def layout_board(data: Mapping[str, Any]) -> dict[str, Any]:
     painted = {(c["q"], c["r"]): c for c in data["cells"]}
     hexes = sorted(set(CANVAS) | {Hex(q, r) for q, r in painted})
     cv = canvas(hexes, Orientation.FLAT)
+    w = words()
     cells = []
     for h in hexes:
         c = painted.get((h.q, h.r))
@@ -515,17 +513,15 @@ def layout_board(data: Mapping[str, Any]) -> dict[str, Any]:
                 "pattern": pattern,
                 "mountain": bool(c and c.get("mountain")),
                 "painted": c is not None,
-                "label": _layout_label(h, c),
+                "label": _layout_label(w, h, c),
             }
         )
     return {"canvas": cv, "cells": cells}
 
 
-def _layout_label(h: Hex, c: Mapping[str, Any] | None) -> str:
+def _layout_label(w: Words, h: Hex, c: Mapping[str, Any] | None) -> str:
     if c is None:
-        return str(gettext("hex %(q)s,%(r)s: not on the sheet", q=h.q, r=h.r))
+        return w.gettext("hex %(q)s,%(r)s: not on the sheet", q=h.q, r=h.r)
     if c.get("mountain"):
-        return str(gettext("hex %(q)s,%(r)s: mountain", q=h.q, r=h.r))
-    return str(
-        gettext("hex %(q)s,%(r)s: %(area)s", q=h.q, r=h.r, area=term(c["area"], "area"))
-    )
+        return w.gettext("hex %(q)s,%(r)s: mountain", q=h.q, r=h.r)
+    return w.gettext("hex %(q)s,%(r)s: %(area)s", q=h.q, r=h.r, area=w.term(c["area"], "area"))
