@@ -217,7 +217,7 @@ def same_board(server: str) -> None:
     def run(i: int, phone: Phone) -> Answer:
         sheet, _v = tags(phone.get(f"/t/{table}?p=0", hx=True)[2])
         for cell in lanes[i]:
-            for _attempt in range(40):
+            for _attempt in range(100):
                 code, _h, html = phone.post(
                     f"/t/{table}/tap", p=0, v=sheet, tool="house", q=cell[0], r=cell[1]
                 )

@@ -6,6 +6,7 @@ Each Flask test client has its own cookie jar, so each plays one phone.
 from __future__ import annotations
 
 import base64
+import json
 import re
 
 import pytest
@@ -383,3 +384,82 @@ def test_a_table_from_before_hosts_is_adopted_by_its_first_visitor(app: Flask) -
 def stored_doc_blank(app: Flask) -> dict[str, object]:
     client = app.test_client()
     return stored_doc(app, new_table(client, SV_FORM, ["Anna"]))
+
+
+def test_behind_a_proxy_each_client_address_counts(db_url: str) -> None:
+    proxied = make_app(db_url, WTF_CSRF_ENABLED=False, TRUSTED_PROXIES=1, JOIN_CODE_LIMIT=(1, 600))
+    try:
+        client = proxied.test_client()
+        for address in ("203.0.113.1", "203.0.113.2"):
+            resp = client.post(
+                "/join", data={"code": "ZZZZZZ"}, headers={"X-Forwarded-For": address}
+            )
+            assert resp.status_code == 404, address  # each address has its own window
+        again = client.post(
+            "/join", data={"code": "ZZZZZZ"}, headers={"X-Forwarded-For": "203.0.113.1"}
+        )
+        assert again.status_code == 429
+    finally:
+        proxied.extensions["scorepad.db"].dispose()
+
+
+# --- a database from before shared tables ---------------------------------------------------------
+
+OLD = sa.MetaData()
+sa.Table(
+    "score_tables",
+    OLD,
+    sa.Column("id", sa.String(16), primary_key=True),
+    *(sa.Column(n, sa.String(200), nullable=False) for n in ("game", "title", "doc", "meta")),
+    *(
+        sa.Column(n, sa.Integer, nullable=False)
+        for n in ("version", "position", "oldest", "newest")
+    ),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+)
+sa.Table(
+    "history",
+    OLD,
+    sa.Column("table_id", sa.String(16), sa.ForeignKey("score_tables.id"), primary_key=True),
+    sa.Column("seq", sa.Integer, primary_key=True),
+    sa.Column("doc", sa.Text, nullable=False),
+    sa.Column("meta", sa.Text, nullable=False),
+)
+
+
+def test_an_older_database_is_upgraded(db_url: str) -> None:
+    engine = db.make_engine(db_url)
+    db.metadata.drop_all(engine)
+    OLD.create_all(engine)
+    blank = {"game": "sunflower-valley", "players": [{"name": "Anna", "cells": []}]}
+    with engine.begin() as conn:
+        now = sa.func.now()
+        conn.execute(
+            OLD.tables["score_tables"].insert().values(
+                id="oldTable", game="sunflower-valley", title="old", doc=json.dumps(blank),
+                meta="{}", version=1, position=0, oldest=0, newest=0, created_at=now,
+                updated_at=now,
+            )
+        )  # fmt: skip
+    engine.dispose()
+    app = make_app(db_url, WTF_CSRF_ENABLED=False)
+    try:
+        with app.app_context():
+            old = db.get_table("oldTable")
+            assert old.join_code is None and not old.everyone_edits and not old.finished
+            assert db.ensure_join_code("oldTable")  # made on first use
+            newer = db.create_table("sunflower-valley", "new", blank, {}, host="phone")
+            assert len(newer) == 22 and db.get_table(newer).title == "new"
+            assert db.take("upgraded", 1, 60)
+        with app.app_context():
+            columns = {c["name"]: c for c in sa.inspect(db.engine()).get_columns("score_tables")}
+        if db_url.startswith("postgres"):
+            assert columns["id"]["type"].length == db.ID_LENGTH
+    finally:
+        app.extensions["scorepad.db"].dispose()
+        if db_url.startswith("postgres"):  # the next tests expect today's schema exactly
+            engine = db.make_engine(db_url)
+            db.metadata.drop_all(engine)
+            db.metadata.create_all(engine)
+            engine.dispose()
