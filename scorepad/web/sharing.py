@@ -12,10 +12,11 @@ from flask_babel import gettext  # type: ignore[import-untyped]
 
 from scorepad.render.card import results_card
 from scorepad.scoring import Result
-from scorepad.share import recap, to_csv
+from scorepad.share import to_csv
 from scorepad.web import db
 from scorepad.web.editor import game_and_kit, scored
 from scorepad.web.htmx import error_page
+from scorepad.web.vocab import recap
 
 bp = Blueprint("sharing", __name__)
 

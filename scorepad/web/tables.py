@@ -10,13 +10,12 @@ from flask_babel import gettext  # type: ignore[import-untyped]
 
 from scorepad import games
 from scorepad.boardfile import BoardError, loads
-from scorepad.share import recap
 from scorepad.web import access, db
 from scorepad.web.boards import EditRefused, kit, kits, player_index
 from scorepad.web.editor import game_and_kit, scored
 from scorepad.web.htmx import page_or_fragment, redirect_to
 from scorepad.web.players import roster
-from scorepad.web.vocab import sentence, term
+from scorepad.web.vocab import recap, sentence, term
 
 bp = Blueprint("tables", __name__)
 

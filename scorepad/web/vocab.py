@@ -34,6 +34,9 @@ from flask_babel import (  # type: ignore[import-untyped]
     pgettext,
 )
 
+from scorepad import games, share
+from scorepad.scoring import Result
+
 
 def N_(text: str) -> str:
     """Mark ``text`` for extraction; it is translated where it is shown."""
@@ -453,3 +456,36 @@ def sentence(text: str | None) -> str:
 def understood(text: str) -> bool:
     """Whether :func:`sentence` translates ``text`` (tests: the engines' sentences are known)."""
     return _phrase(text) is not None
+
+
+# --- the recap for a chat ------------------------------------------------------------------------
+
+
+def recap(result: Result) -> str:
+    """:func:`scorepad.share.recap` in the player's language (the same lines, translated)."""
+    if _english():
+        return share.recap(result)
+    game = games.get(result.game)
+    names = " & ".join(result.winners)
+    best = max(p.total for p in result.players)
+    if len(result.winners) > 1:
+        head = gettext(
+            "%(game)s: %(names)s share the win with %(points)s points",
+            game=term(game.title),
+            names=names,
+            points=best,
+        )
+    else:
+        head = gettext(
+            "%(game)s: %(names)s wins with %(points)s points",
+            game=term(game.title),
+            names=names,
+            points=best,
+        )
+    short = {k: term(label).split(". ", 1)[-1] for k, label in game.categories.items()}
+    lines = [str(head), ""]
+    for p in sorted(result.players, key=lambda p: (p.rank, p.name)):
+        parts = ", ".join(f"{short[k]} {v:+d}" for k, v in p.categories.items() if v)
+        lines.append(f"{p.rank}. {p.name}: {p.total}" + (f" ({parts})" if parts else ""))
+    lines.extend(str(gettext("Tie-break: %(why)s", why=sentence(t))) for t in result.tiebreaks)
+    return "\n".join(lines) + "\n"

@@ -13,6 +13,7 @@ import importlib.util
 import itertools
 import re
 import sys
+from html import unescape
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -219,7 +220,12 @@ EXPECTED = {
         "hm": ["Деревья", "Карты животных", "Снять верхний", "Синий"],
         "sm": ["Полные ряды (по 10)", "Очищенная нора", "Сурок", "Тайл пикника"],
         "ss": ["Кристаллы", "Карты в руке", "Жетон способности"],
-        "results": ["Победител", "Почему у каждого столько очков", "Больше всех подсолнухов (В)"],
+        "results": [
+            "Солнечная долина: Anna & Boris делят победу",
+            "Победител",
+            "Почему у каждого столько очков",
+            "Больше всех подсолнухов (В)",
+        ],
         "layouts": ["Раскладки", "Новая раскладка", "Создать и раскрасить"],
     },
     "uk": {
@@ -228,7 +234,12 @@ EXPECTED = {
         "hm": ["Дерева", "Карти тварин", "Зняти верхній", "Синій"],
         "sm": ["Повні ряди (по 10)", "Очищена нора", "Бабак", "Тайл пікніка"],
         "ss": ["Кристали", "Карти в руці", "Жетон здібності"],
-        "results": ["Перемож", "Чому в кожного стільки очок", "Найбільше соняшників (В)"],
+        "results": [
+            "Сонячна долина: Anna & Boris ділять перемогу",
+            "Перемож",
+            "Чому в кожного стільки очок",
+            "Найбільше соняшників (В)",
+        ],
         "layouts": ["Розкладки", "Нова розкладка", "Створити й розфарбувати"],
     },
 }
@@ -237,7 +248,7 @@ EXPECTED = {
 def visible_text(html: str) -> str:
     """The page's text without tags, attributes, scripts and the hidden sprite sheet."""
     html = re.sub(r"(?s)<(script|style|svg)\b.*?</\1>", " ", html)
-    return re.sub(r"<[^>]+>", " ", html)
+    return unescape(re.sub(r"<[^>]+>", " ", html))
 
 
 @pytest.mark.parametrize("lang", LANGS)
