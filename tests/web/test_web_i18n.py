@@ -13,8 +13,8 @@ import importlib.util
 import itertools
 import re
 import sys
-from html import unescape
 from collections.abc import Iterator
+from html import unescape
 from pathlib import Path
 from types import ModuleType
 from typing import Any
