@@ -282,7 +282,7 @@ def test_sunflower_valley_areas_have_patterns(client: FlaskClient) -> None:
         if 'data-item="mountain"' in cell:
             assert "g-mountain" in cell
             continue
-        area = re.search(r", (\w+) area:", label.group(1))
+        area = re.search(r", (\w+): ", label.group(1))
         pattern = re.search(r'fill="url\(#(pat-\w+)\)"', cell)
         assert area and pattern, cell
         patterns.setdefault(area.group(1), set()).add(pattern.group(1))
