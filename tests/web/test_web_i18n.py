@@ -503,3 +503,17 @@ def test_stack_labels_for_screen_readers(app: Flask, stack: tuple[str, ...]) -> 
         label = kit._cell_label(vocab.words(), hm.board_hexes("A")[0], list(stack), True)
     assert label.startswith("гекс ") and label.endswith(", кубик")
     assert not re.search(r"[a-z]{3,}", label), label
+
+
+@pytest.mark.browser
+def test_the_switcher_in_a_browser_comes_back_to_the_same_page(page: Any) -> None:
+    page.goto(page.base + "/layouts")
+    assert page.get_attribute("html", "lang") == "en"
+    page.click(".langs a[lang=uk]")
+    page.wait_for_function("document.documentElement.lang === 'uk'")
+    assert page.url == page.base + "/layouts"
+    assert page.inner_text("main h1") == "Розкладки"
+    assert page.get_attribute(".langs a[lang=uk]", "aria-current") == "true"
+    page.click(".langs a[lang=en]")
+    page.wait_for_function("document.documentElement.lang === 'en'")
+    assert page.inner_text("main h1") == "Layouts"
