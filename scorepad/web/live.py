@@ -24,6 +24,7 @@ from scorepad.web import db
 from scorepad.web.boards import player_index
 from scorepad.web.editor import editor_context, game_and_kit, scored, sheet_tag
 from scorepad.web.htmx import page_or_fragment
+from scorepad.web.seats import join_code
 
 bp = Blueprint("live", __name__)
 
@@ -88,7 +89,7 @@ def screen_context(stored: db.StoredTable) -> dict[str, Any]:
         "problems": problems,
         "boards": boards,
         "names": [p.get("name", "") for p in stored.doc.get("players", [])],
-        "code": None if stored.finished else db.ensure_join_code(stored.id),
+        "code": join_code(stored),
     }
 
 

@@ -134,13 +134,20 @@ def claim(table_id: str) -> Response:
     return redirect_to("editor.show", table_id=table_id, p=seat)
 
 
+def join_code(stored: db.StoredTable) -> str | None:
+    """The table's join code (None once finished); a table from before codes gets one."""
+    if stored.finished:
+        return None
+    return stored.join_code or db.ensure_join_code(stored.id)
+
+
 # --- the host's screen ----------------------------------------------------------------------
 
 
 @bp.get("/t/<table_id>/seats")
 def manage(table_id: str) -> Response:
     stored = db.get_table(table_id)
-    code = db.ensure_join_code(table_id)
+    code = join_code(stored)
     join_url = url_for("seats.join", table_id=table_id, _external=True)
     return page_or_fragment(
         "seats/manage.html",
