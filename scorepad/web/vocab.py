@@ -123,6 +123,9 @@ WORDS = (
     N_("Enchanted Kingdom"),
     N_("Path of Destiny"),
     N_("Promo"),
+    # the bundled example layouts' names
+    N_("Example sheet (not a printed letter)"),
+    N_("Example layout (invented; not one of the 8 printed board sides)"),
 )
 
 #: Harmonies animal cards by the first name the catalogue gives them.

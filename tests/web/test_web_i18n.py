@@ -320,6 +320,7 @@ def test_every_engine_term_has_a_translation(russian: None) -> None:
     terms += sorted({c.type for c in ss.CARDS.values()} | {c.set for c in ss.CARDS.values()})
     terms += ["adjacent", "herd", "settlement", "railway", "houses", "sunflowers", "residents"]
     terms += ["still tied", "rows from the bottom", "columns from the left", "Replica"]
+    terms += [sv.example_layout()["name"], sm.example_layout().name]
     untranslated = [t for t in terms if vocab.term(t) == t]
     assert not untranslated
     colours = [vocab.term(c, "token") for c in hm.COLOURS]
