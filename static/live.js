@@ -30,6 +30,31 @@
     put("tv", ed.dataset.version);
   });
 
+  /* Fields, buttons, undo and redo inside #editor take their turn in the tap chain. A field
+   * changes when it loses the focus, often because a board cell was just tapped: sent side by
+   * side, both would carry the same sheet tag and the second would be refused as stale. In
+   * the chain each is sent after the previous answer is on screen, with its fresh tag. */
+  document.addEventListener("htmx:confirm", function (e) {
+    var ed = editor();
+    var elt = e.detail.elt;
+    if (!ed || !window.scorepadQueue || e.detail.verb !== "post" || elt === ed
+        || !ed.contains(elt)) { return; }
+    e.preventDefault();
+    if (e.detail.question && !window.confirm(e.detail.question)) { return; }
+    var form = htmx.values(elt, "post");
+    var values = form && form.toJSON ? form.toJSON() : {};
+    var extra = elt.closest("[hx-vals]");
+    if (extra && ed.contains(extra)) {
+      try { Object.assign(values, JSON.parse(extra.getAttribute("hx-vals"))); } catch (err) { /* none */ }
+    }
+    var path = e.detail.path;
+    window.scorepadQueue(function () {
+      var now = editor();
+      if (!now) { return null; }
+      return htmx.ajax("POST", path, { source: now, target: "#editor", swap: "outerHTML", values: values });
+    });
+  });
+
   document.addEventListener("htmx:afterSwap", function (e) {
     var live = e.detail.target;
     if (!live || live.id !== "live") { return; }

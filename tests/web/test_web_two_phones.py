@@ -172,3 +172,21 @@ def test_two_phones_play_one_table(phones: list[Any], live_server: LiveServer) -
     host.goto(f"{base}/t/{table}")
     assert host.locator("#editor [data-tap]").count() == 0
     assert host.locator("#live").count() == 0
+
+
+def test_a_field_and_a_tap_at_once_are_both_kept(page: Any) -> None:
+    """Typing the residents tally then tapping a hex: the field changes as it loses the focus,
+    the very moment of the tap. Both go through one queue, so neither is refused as stale."""
+    page.goto(page.base + "/new")
+    page.fill("input[name=name_0]", "Anna")
+    page.click("#new-form button[type=submit]")
+    page.wait_for_selector("#editor")
+    page.click("#palette input[value='house'] + span")
+    page.fill("input[name=residents]", "5")
+    page.click('#editor [data-q="0"][data-r="0"]')  # blurs the field: change, then the tap
+    page.wait_for_selector('#editor [data-q="0"][data-r="0"][data-item="house"]')
+    page.wait_for_function("document.querySelector('input[name=residents]').value === '5'")
+    assert page.locator("#editor-message").count() == 0
+    page.reload()
+    assert page.get_attribute('#editor [data-q="0"][data-r="0"]', "data-item") == "house"
+    assert page.input_value("input[name=residents]") == "5"
