@@ -8,17 +8,30 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Mapping
 
 from scorepad import games
 from scorepad.scoring import Result
 
 
-def to_csv(result: Result) -> str:
-    """One row per player in seating order: rank, name, every category, total."""
+def labels(result: Result) -> dict[str, str]:
+    """English column labels: ``rank``, ``player``, ``total`` and every category key."""
     game = games.get(result.game)
+    return {"rank": "Rank", "player": "Player", "total": "Total", **game.categories}
+
+
+def to_csv(result: Result, names: Mapping[str, str] | None = None) -> str:
+    """One row per player in seating order: rank, name, every category, total.
+
+    ``names`` replaces the English column labels of :func:`labels` (the web app passes them
+    in the player's language).
+    """
+    game = games.get(result.game)
+    label = {**labels(result), **(names or {})}
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["rank", "player", *game.categories.values(), "total"])
+    writer.writerow([label["rank"], label["player"], *(label[k] for k in game.categories),
+                     label["total"]])  # fmt: skip
     for p in result.players:
         cats = [p.categories[k] for k in game.categories]
         writer.writerow([p.rank, _safe_cell(p.name), *cats, p.total])
@@ -30,13 +43,19 @@ def _safe_cell(text: str) -> str:
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
-def recap(result: Result) -> str:
-    """A short recap to paste into a chat: winner, standings with categories, tie-breaks."""
+def headline(result: Result) -> str:
+    """ "Sunflower Valley: Vera wins with 32 points"."""
     game = games.get(result.game)
     winners = " & ".join(result.winners)
     best = max(p.total for p in result.players)
     verb = "share the win" if len(result.winners) > 1 else "wins"
-    lines = [f"{game.title}: {winners} {verb} with {best} points", ""]
+    return f"{game.title}: {winners} {verb} with {best} points"
+
+
+def recap(result: Result) -> str:
+    """A short recap to paste into a chat: winner, standings with categories, tie-breaks."""
+    game = games.get(result.game)
+    lines = [headline(result), ""]
     short = {k: label.split(". ", 1)[-1] for k, label in game.categories.items()}
     for p in sorted(result.players, key=lambda p: (p.rank, p.name)):
         parts = ", ".join(f"{short[k]} {v:+d}" for k, v in p.categories.items() if v)

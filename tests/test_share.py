@@ -29,7 +29,7 @@ def test_csv_has_every_category_and_total(game: str):
     _, result = example(game)
     rows = list(csv.reader(io.StringIO(share.to_csv(result))))
     header, body = rows[0], rows[1:]
-    assert header[:2] == ["rank", "player"] and header[-1] == "total"
+    assert header[:2] == ["Rank", "Player"] and header[-1] == "Total"
     assert len(header) == 3 + len(games.get(game).categories)
     assert [r[1] for r in body] == [p.name for p in result.players]
     for row, p in zip(body, result.players, strict=True):
@@ -83,3 +83,10 @@ def test_results_card_draws_cyrillic_names():
 def test_area_colours_are_stable_and_distinct_for_new_names():
     assert area_colour("teal") == area_colour("teal")
     assert area_colour("a1") != area_colour("a2")
+
+
+def test_csv_labels_can_be_given_in_another_language():
+    _, result = example("seasons")
+    names = {"rank": "Место", "player": "Игрок", "crystals": "Кристаллы"}
+    header = share.to_csv(result, names).splitlines()[0].split(",")
+    assert header[:3] == ["Место", "Игрок", "Кристаллы"] and header[-1] == "Total"

@@ -16,7 +16,7 @@ from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
 
-from scorepad import games
+from scorepad import games, share
 from scorepad.hexgrid import Hex, Layout, Orientation, bounding_box
 from scorepad.scoring import PlayerResult, Result
 
@@ -51,9 +51,20 @@ def font(size: int, bold: bool = False) -> Font:
     return ImageFont.load_default(size)
 
 
-def results_card(result: Result, doc: Mapping[str, Any]) -> bytes:
-    """The whole card as PNG bytes."""
+def results_card(
+    result: Result,
+    doc: Mapping[str, Any],
+    names: Mapping[str, str] | None = None,
+    headline: str | None = None,
+    tiebreaks: Sequence[str] | None = None,
+) -> bytes:
+    """The whole card as PNG bytes.
+
+    ``names`` (labels as in :func:`scorepad.share.labels`), ``headline`` and ``tiebreaks``
+    replace the English texts: the web app passes them in the player's language.
+    """
     game = games.get(result.game)
+    label = {**share.labels(result), **(names or {})}
     drawer = BOARD_DRAWERS.get(result.game)
     players = {p["name"]: p for p in doc.get("players", [])}
     rows = len(game.categories) + 3
@@ -64,10 +75,11 @@ def results_card(result: Result, doc: Mapping[str, Any]) -> bytes:
     height = MARGIN * 2 + 120 + table_h + boards_h + 40 * len(result.tiebreaks)
     img = Image.new("RGB", (WIDTH, height), PAPER)
     draw = ImageDraw.Draw(img)
-    y = _header(draw, result, game.title)
-    y = _standings(draw, result, game.categories, y)
-    for line in result.tiebreaks:
-        draw.text((MARGIN, y), f"Tie-break: {line}", fill=MUTED, font=font(20))
+    y = _header(draw, headline or share.headline(result))
+    y = _standings(draw, result, label, y)
+    for line in tiebreaks if tiebreaks is not None else result.tiebreaks:
+        text = line if tiebreaks is not None else f"Tie-break: {line}"
+        draw.text((MARGIN, y), _fit(text, 90), fill=MUTED, font=font(20))
         y += 40
     if drawer:
         for i, p in enumerate(result.players):
@@ -81,18 +93,16 @@ def results_card(result: Result, doc: Mapping[str, Any]) -> bytes:
     return out.getvalue()
 
 
-def _header(draw: ImageDraw.ImageDraw, result: Result, title: str) -> int:
-    draw.text((MARGIN, MARGIN), title, fill=MUTED, font=font(26))
-    best = max(p.total for p in result.players)
-    who = " & ".join(result.winners)
-    verb = "share the win" if len(result.winners) > 1 else "wins"
-    draw.text((MARGIN, MARGIN + 40), f"{who} {verb} · {best}", fill=INK, font=font(44, True))
+def _header(draw: ImageDraw.ImageDraw, headline: str) -> int:
+    """The game's name, then who won with how many points, in large type."""
+    game, _, who = headline.partition(": ")
+    draw.text((MARGIN, MARGIN), game, fill=MUTED, font=font(26))
+    draw.text((MARGIN, MARGIN + 40), _fit(who or headline, 40), fill=INK, font=font(40, True))
     return MARGIN + 120
 
 
-def _standings(
-    draw: ImageDraw.ImageDraw, result: Result, categories: Mapping[str, str], y: int
-) -> int:
+def _standings(draw: ImageDraw.ImageDraw, result: Result, label: Mapping[str, str], y: int) -> int:
+    categories = {k: label[k] for k in games.get(result.game).categories}
     names = [p.name for p in result.players]
     col_w = min(170, (WIDTH - 2 * MARGIN - 360) // max(1, len(names)))
     x0 = WIDTH - MARGIN - col_w * len(names)
@@ -102,16 +112,16 @@ def _standings(
             (x0 + i * col_w + col_w - 10, y), _fit(name, 12), fill=INK, font=header, anchor="ra"
         )
     y += 44
-    rows = [(label, [p.categories[k] for p in result.players]) for k, label in categories.items()]
+    rows = [(text, [p.categories[k] for p in result.players]) for k, text in categories.items()]
     rows += [
-        ("Total", [p.total for p in result.players]),
-        ("Rank", [p.rank for p in result.players]),
+        (label["total"], [p.total for p in result.players]),
+        (label["rank"], [p.rank for p in result.players]),
     ]
-    for n, (label, values) in enumerate(rows):
+    for n, (text, values) in enumerate(rows):
         bold = n >= len(rows) - 2
         if n == len(rows) - 2:
             draw.line((MARGIN, y - 6, WIDTH - MARGIN, y - 6), fill=MUTED, width=2)
-        draw.text((MARGIN, y), _fit(label, 30), fill=INK, font=font(22, bold))
+        draw.text((MARGIN, y), _fit(text, 30), fill=INK, font=font(22, bold))
         for i, v in enumerate(values):
             colour = ACCENT if bold and result.players[i].rank == 1 else INK
             cell = (x0 + i * col_w + col_w - 10, y)

@@ -12,11 +12,11 @@ from flask_babel import gettext  # type: ignore[import-untyped]
 
 from scorepad.render.card import results_card
 from scorepad.scoring import Result
-from scorepad.share import to_csv
+from scorepad.share import labels, to_csv
 from scorepad.web import db
 from scorepad.web.editor import game_and_kit, scored
 from scorepad.web.htmx import error_page
-from scorepad.web.vocab import recap
+from scorepad.web.vocab import recap, sentence, term, words
 
 bp = Blueprint("sharing", __name__)
 
@@ -40,6 +40,15 @@ def _unscorable() -> Response:
     )
 
 
+def _labels(result: Result) -> dict[str, str]:
+    """The CSV and card column labels in the player's language."""
+    names = {k: term(v) for k, v in labels(result).items()}
+    if not words().english:  # the catalogue has "Players", the column holds one each
+        names.update(rank=str(gettext("Rank")), player=str(gettext("Players")))
+        names["total"] = str(gettext("Total"))
+    return names
+
+
 def _versioned(resp: Response, stored: db.StoredTable) -> Response:
     """Cheap repeats: the same table version is the same file (``304`` on revalidation)."""
     resp.set_etag(f"v{stored.version}")
@@ -55,7 +64,7 @@ def csv(table_id: str) -> Response:
     if result is None:
         return _unscorable()
     # A byte-order mark, so spreadsheets read the players' names (often Cyrillic) as UTF-8.
-    resp = make_response("\ufeff" + to_csv(result))
+    resp = make_response("\ufeff" + to_csv(result, _labels(result)))
     resp.mimetype = "text/csv"  # text types get "; charset=utf-8"
     resp.headers["Content-Disposition"] = f'attachment; filename="{_filename(stored, "csv")}"'
     return _versioned(resp, stored)
@@ -79,7 +88,10 @@ def card(table_id: str) -> Response:
     result = _result(stored)
     if result is None:
         return _unscorable()
-    resp = make_response(results_card(result, stored.doc))
+    tiebreaks = [str(gettext("Tie-break: %(why)s", why=sentence(t))) for t in result.tiebreaks]
+    head = recap(result).splitlines()[0]
+    card_png = results_card(result, stored.doc, _labels(result), head, tiebreaks)
+    resp = make_response(card_png)
     resp.mimetype = "image/png"
     resp.headers["Content-Disposition"] = f'inline; filename="{_filename(stored, "png")}"'
     return _versioned(resp, stored)

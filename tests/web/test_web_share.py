@@ -42,7 +42,7 @@ def test_csv_download(app: Flask, client: FlaskClient, table_id: str) -> None:
     assert text.startswith("\ufeff")  # spreadsheets then read the Cyrillic names right
     rows = list(csv.reader(io.StringIO(text.removeprefix("\ufeff"))))
     game = games.get("sunflower-valley")
-    assert rows[0] == ["rank", "player", *game.categories.values(), "total"]
+    assert rows[0] == ["Rank", "Player", *game.categories.values(), "Total"]
     result = engine_result(stored_doc(app, table_id))
     assert len(rows) == 1 + len(result.players)
     for row, p in zip(rows[1:], result.players, strict=True):
@@ -50,6 +50,10 @@ def test_csv_download(app: Flask, client: FlaskClient, table_id: str) -> None:
         assert [int(v) for v in row[2:-1]] == [p.categories[k] for k in game.categories]
         assert (int(row[0]), int(row[-1])) == (p.rank, p.total)
     assert rows[1][1] == "Анна" and int(rows[1][2]) == 3  # Anna's house with its sheep
+    russian = client.get(f"/t/{table_id}/results.csv", headers={"Accept-Language": "ru"})
+    header = next(csv.reader(io.StringIO(russian.data.decode("utf-8").removeprefix("\ufeff"))))
+    assert header[:2] == ["Место", "Игроки"] and header[-1] == "Итого"
+    assert header[2].endswith("Дома с овцами")
 
 
 def test_recap_for_a_chat(app: Flask, client: FlaskClient, table_id: str) -> None:
