@@ -58,9 +58,9 @@ def truth(index: int) -> synth.Sample:
     return synth.sample(synth.TEST, index, 0.3)
 
 
-def accuracy(count: int, with_layout: bool) -> tuple[synth.Grade, int, int, list[float]]:
+def accuracy(count: int, with_layout: bool) -> tuple[synth.Grade, int, int, int, list[float]]:
     total = synth.Grade()
-    found = right_sheets = 0
+    found = right_sheets = grids = 0
     seconds = []
     for i, path in enumerate(photos(count, 3.0)):
         t = truth(i)
@@ -77,8 +77,9 @@ def accuracy(count: int, with_layout: bool) -> tuple[synth.Grade, int, int, list
         found += 1
         g = synth.grade(result, t, with_layout)
         right_sheets += g.right == g.cells
+        grids += g.mountain_right == g.cells  # every hex found, mountains where printed
         total.add(g)
-    return total, found, right_sheets, seconds
+    return total, found, right_sheets, grids, seconds
 
 
 def pct(a: int, b: int) -> str:
@@ -122,10 +123,11 @@ def main() -> None:
     figures: dict[str, object] = {}
     modes = [False, True] if args.layout else [False]
     for with_layout in modes:
-        g, found, right, seconds = accuracy(args.photos, with_layout)
+        g, found, right, grids, seconds = accuracy(args.photos, with_layout)
         name = "with layout" if with_layout else "without layout"
         print(f"== {args.photos} test photos (3 MP), {name}")
         print(f"sheets found            {pct(found, args.photos)}")
+        print(f"  grid and mountains right {pct(grids, args.photos)}")
         print(f"cells right             {pct(g.right, g.cells)}")
         print(f"  area                  {pct(g.area_right, g.area_cells)}")
         print(f"  mountain              {pct(g.mountain_right, g.cells)}")
@@ -139,6 +141,7 @@ def main() -> None:
         figures[name] = {
             **g.__dict__,
             "found": found,
+            "grids": grids,
             "sheets_right": right,
             "p50": p50,
             "p95": p95,

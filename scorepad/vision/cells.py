@@ -90,14 +90,17 @@ def read_cells(
     inside = hex_mask(grid.lattice.orientation)
     readings = []
     for h, raw in grid.raw.items():
-        m = in_photo.patch_map(raw, PATCH, SPAN)
-        patch = cv2.warpPerspective(
+        # Sampled at twice the size, then area-averaged: thin pencil lines survive whatever
+        # the photo's resolution (plain bilinear sampling would skip some of them).
+        m = in_photo.patch_map(raw, 2 * PATCH, SPAN)
+        fine = cv2.warpPerspective(
             photo,
             m,
-            (PATCH, PATCH),
+            (2 * PATCH, 2 * PATCH),
             flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
             borderMode=cv2.BORDER_REPLICATE,
-        ).astype(np.float32)
+        )
+        patch = cv2.resize(fine, (PATCH, PATCH), interpolation=cv2.INTER_AREA).astype(np.float32)
         x, y = grid.cells[h]
         wx = min(max(int(x / 8), 0), white.shape[1] - 1)
         wy = min(max(int(y / 8), 0), white.shape[0] - 1)

@@ -25,6 +25,7 @@ SUPPORTED = ("sunflower-valley",)
 WORK_SIDE = 2000  # long side of the decoded photo we work on
 FULL_SHEET = 30  # hexes on a sheet (5 areas of 5, 5 mountains): such a grid is taken at once
 SHEET_MOUNTAINS = 5
+MAX_GRIDS = 4  # candidate sheets whose hex grid we look for, at most
 ODD_SHEET = 0.3  # probability factor for every cell of a sheet with an unexpected count
 
 
@@ -121,9 +122,13 @@ def locate(photo: np.ndarray) -> tuple[Rectified, Grid]:
     sheet's worth of well-outlined hexes is taken at once, otherwise the best one seen."""
     problem = "no sheet found in the photo: photograph the whole sheet, flat, on a darker table"
     best: tuple[float, Rectified, Grid] | None = None
+    grids = 0
     for quad in candidate_outlines(photo):
+        if grids == MAX_GRIDS:
+            break  # enough tries: keep the latency bounded
         try:
             rectified = rectify(photo, quad)
+            grids += 1
             grid = find_grid(rectified.image)
         except PhotoError as err:
             problem = str(err)

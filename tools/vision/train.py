@@ -1,6 +1,6 @@
 """Train the pencil-symbol classifier and calibrate its probabilities (issue 7).
 
-    nice -n 10 .venv/bin/python tools/vision/train.py [--train 240] [--validation 100]
+    nice -n 10 .venv/bin/python tools/vision/train.py [--train 300] [--validation 100]
 
 1. Synthetic photos from the TRAIN seed range (drawing styles, scenes and layouts of their
    own) go through the real pipeline; each recognised hex's features are labelled with the
@@ -297,9 +297,9 @@ def _per_cell(result: dict[str, Any], truth: synth.Sample) -> dict[tuple[int, in
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--train", type=int, default=240)
+    parser.add_argument("--train", type=int, default=300)
     parser.add_argument("--validation", type=int, default=100)
-    parser.add_argument("--megapixels", type=float, default=2.0)
+    parser.add_argument("--megapixels", type=float, default=3.0)
     args = parser.parse_args()
     tr = collect(synth.TRAIN, args.train, args.megapixels, "train")
     va = collect(synth.VALIDATION, args.validation, args.megapixels, "validation")
