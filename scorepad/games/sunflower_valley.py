@@ -181,13 +181,16 @@ def _check_sheet(sheet: Sheet) -> list[str]:
     if not sheet.cells:
         return [f"{where}: the sheet has no cells; list every hex of the sheet"]
     problems = []
+    # The hex index scoring reuses; fewer entries than cells means a hex is listed twice.
+    duplicates = len(sheet.by_hex) != len(sheet.cells)
     seen: set[Hex] = set()
     for cell in sheet.cells:
-        at = f"{where}, cell {cell.hex}"
-        if cell.hex in seen:
-            problems.append(f"{at}: listed twice; each hex of the sheet appears once")
-        seen.add(cell.hex)
-        problems += [f"{at}: {p}" for p in _check_cell(cell)]
+        found = _check_cell(cell)
+        if duplicates:
+            if cell.hex in seen:
+                found.insert(0, "listed twice; each hex of the sheet appears once")
+            seen.add(cell.hex)
+        problems += [f"{where}, cell {cell.hex}: {p}" for p in found]
     return problems
 
 
