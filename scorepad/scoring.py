@@ -120,9 +120,9 @@ def _explain_ties(
         by_total.setdefault(p.total, []).append(p)
     sentences = []
     for total in sorted(by_total, reverse=True):
-        group = sorted(by_total[total], key=lambda p: keys[p.name], reverse=True)
-        if len(group) < 2:
+        if len(by_total[total]) < 2:
             continue
+        group = sorted(by_total[total], key=lambda p: keys[p.name], reverse=True)
         steps = []
         for a, b in itertools.pairwise(group):
             steps.append(_compare(a.name, b.name, tiebreaks))
