@@ -58,7 +58,10 @@ def run(args: argparse.Namespace) -> int:
     except PhotoError as err:
         print(f"scorepad: {args.photo}: {_one_line(err)}", file=sys.stderr)
         return 2
-    print(json.dumps(result, indent=1, ensure_ascii=False))
+    try:
+        print(json.dumps(result, indent=1, ensure_ascii=False))
+    except BrokenPipeError:  # the reader (e.g. `head`) stopped early: not our error
+        sys.stderr.close()
     return 0
 
 
