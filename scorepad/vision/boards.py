@@ -217,7 +217,12 @@ def light_regions(photo: FloatArray, side: int = 800) -> list[FloatArray]:
             and stats[k, 0] + stats[k, 2] < sw
             and stats[k, 1] + stats[k, 3] < sh
         ]
-        means = {k: lab[labels == k].mean(axis=0) for k in keep}
+        flat_labels = labels.ravel()
+        sums = np.stack(
+            [np.bincount(flat_labels, lab[..., c].ravel(), minlength=count) for c in range(3)], 1
+        )
+        sizes = np.maximum(np.bincount(flat_labels, minlength=count), 1)[:, None]
+        means = dict(enumerate(sums / sizes))
         for k in keep[:12]:
             regions.append((labels == k).astype(np.uint8))
             # A margin cut in pieces (by the title band, or by tall stacks leaning over it
@@ -299,7 +304,7 @@ def refine_outline(
     offset = np.array([x0, y0])
     cv2.fillPoly(mask, [np.round(quad - offset).astype(np.int32)], 1)
     cv2.fillPoly(mask, [np.round(centre + (quad - centre) * 0.9 - offset).astype(np.int32)], 0)
-    ring = lab[y0:y1, x0:x1][mask > 0]
+    ring = lab[y0:y1, x0:x1][mask > 0][::7]
     if len(ring) < 20:
         return quad
     light = ring[ring[:, 0] > np.percentile(ring[:, 0], 40)]
@@ -330,7 +335,7 @@ def _fit_edge(
     if np.dot(normal, (a + b) / 2 - centre) < 0:
         normal = -normal  # pointing out of the board
     length = float(np.linalg.norm(b - a))
-    reach = max(8.0, 0.025 * length)
+    reach = max(10.0, 0.04 * length)
     steps = np.arange(-reach, reach + 0.25, 0.5)
     fractions = np.linspace(0.04, 0.96, 64)
     bases = a + (b - a) * fractions[:, None]
@@ -344,29 +349,34 @@ def _fit_edge(
     )
     diff = np.linalg.norm(prof - reference, axis=2)
     diff = (diff + np.roll(diff, 1, axis=0) + np.roll(diff, -1, axis=0)) / 3
-    points = []
-    for row, base in zip(diff, bases, strict=True):
-        board = row < 14
-        # The last run of board colour, at least 2 px long, followed by something else.
-        k = len(row) - 1
-        while k >= 4 and not (board[k] and board[k - 1] and board[k - 2] and board[k - 3]):
-            k -= 1
-        if k < 4 or k >= len(row) - 4:
-            continue
-        beyond = float(np.median(row[k + 1 : k + 6]))
-        if beyond < 25:
-            continue
-        half = (float(row[k]) + beyond) / 2
-        j = k
-        while j + 1 < len(row) and row[j + 1] < half:
-            j += 1
-        if j + 1 >= len(row):
-            continue
-        frac = (half - row[j]) / max(row[j + 1] - row[j], 1e-6)
-        points.append(base + normal * (steps[j] + 0.5 * float(np.clip(frac, 0, 1))))
+    rows, cols = diff.shape
+    board = diff < 14
+    # The last run of board colour (4 samples, 2 px) before something else.
+    run = board[:, 3:] & board[:, 2:-1] & board[:, 1:-2] & board[:, :-3]
+    has = run.any(axis=1)
+    last = cols - 1 - np.argmax(run[:, ::-1], axis=1)  # index of the run's last sample
+    ok = has & (last >= 4) & (last < cols - 6)
+    idx = np.clip(last, 0, cols - 6)
+    ahead = np.stack([diff[np.arange(rows), idx + d] for d in range(1, 6)], axis=1)
+    beyond = np.median(ahead, axis=1)
+    ok &= beyond >= 25
+    here = diff[np.arange(rows), idx]
+    half = (here + beyond) / 2
+    # First sample after the run at or above half-way: the edge lies just before it.
+    after = np.arange(cols)[None, :] > idx[:, None]
+    above = (diff >= half[:, None]) & after
+    j1 = np.argmax(above, axis=1)
+    ok &= above.any(axis=1)
+    j0 = np.maximum(j1 - 1, 0)
+    d0 = diff[np.arange(rows), j0]
+    d1 = diff[np.arange(rows), j1]
+    frac = np.clip((half - d0) / np.maximum(d1 - d0, 1e-6), 0, 1)
+    offset = steps[j0] + 0.5 * frac
+    points = bases + normal * offset[:, None]
+    points = points[ok]
     if len(points) < 8:
         return a, direction
-    return _ransac_line(np.array(points), direction)
+    return _ransac_line(points, direction)
 
 
 def _ransac_line(pts: FloatArray, fallback: FloatArray) -> tuple[FloatArray, FloatArray]:
@@ -406,3 +416,218 @@ def no_board(game: str) -> PhotoError:
         f"no {game} board found in the photo: photograph the whole board from above, "
         "on a darker table"
     )
+
+
+# --- small learned models -----------------------------------------------------------------
+
+
+class Mlp:
+    """A small multi-layer perceptron exported from scikit-learn as plain arrays (ReLU
+    hidden layers, softmax output), with its input scaling and a calibrated temperature."""
+
+    def __init__(self, arrays: dict[str, np.ndarray], name: str) -> None:
+        self.mean = arrays[f"{name}.mean"]
+        self.scale = arrays[f"{name}.scale"]
+        self.classes = [str(c) for c in arrays[f"{name}.classes"]]
+        self.temperature = float(arrays[f"{name}.temperature"])
+        layers = int(arrays[f"{name}.layers"])
+        self.weights = [arrays[f"{name}.w{i}"] for i in range(layers)]
+        self.biases = [arrays[f"{name}.b{i}"] for i in range(layers)]
+
+    def probabilities(self, x: FloatArray) -> FloatArray:
+        """Class probabilities for each row of ``x`` (columns in ``self.classes`` order)."""
+        a = (np.atleast_2d(x).astype(np.float64) - self.mean) / self.scale
+        for w, b in zip(self.weights[:-1], self.biases[:-1], strict=True):
+            a = np.maximum(a @ w + b, 0.0)
+        logits = (a @ self.weights[-1] + self.biases[-1]) / self.temperature
+        if logits.shape[1] == 1:  # binary: one logistic output
+            p = 1 / (1 + np.exp(-logits[:, 0]))
+            return np.column_stack([1 - p, p])
+        logits -= logits.max(axis=1, keepdims=True)
+        e = np.exp(logits)
+        return np.asarray(e / e.sum(axis=1, keepdims=True))
+
+
+def export_mlp(model: object, scaler: object, name: str, temperature: float) -> dict[str, np.ndarray]:
+    """The arrays :class:`Mlp` reads back, from a fitted ``MLPClassifier`` and
+    ``StandardScaler`` (used by the training tools)."""
+    coefs = model.coefs_  # type: ignore[attr-defined]
+    intercepts = model.intercepts_  # type: ignore[attr-defined]
+    out = {
+        f"{name}.mean": np.asarray(scaler.mean_),  # type: ignore[attr-defined]
+        f"{name}.scale": np.asarray(scaler.scale_),  # type: ignore[attr-defined]
+        f"{name}.classes": np.asarray([str(c) for c in model.classes_]),  # type: ignore[attr-defined]
+        f"{name}.temperature": np.asarray(temperature),
+        f"{name}.layers": np.asarray(len(coefs)),
+    }
+    for i, (w, b) in enumerate(zip(coefs, intercepts, strict=True)):
+        out[f"{name}.w{i}"] = np.asarray(w, np.float32)
+        out[f"{name}.b{i}"] = np.asarray(b, np.float32)
+    return out
+
+
+# --- a printed board's fixed frame: margins and title band -------------------------------
+
+
+@dataclass(frozen=True)
+class BoardSpec:
+    """What every board of a kind shows whatever lies on it, in millimetres: its size, the
+    light margins left, right and below the playing area, and the dark title band across
+    the top (``band`` is its top and bottom, measured from the board's top edge)."""
+
+    name: str
+    width: float
+    height: float
+    margin: float
+    header: float
+    band: tuple[float, float]
+
+    @property
+    def aspect(self) -> float:
+        return self.width / self.height
+
+    @property
+    def corners(self) -> FloatArray:
+        return np.array([[0, 0], [self.width, 0], [self.width, self.height], [0, self.height]])
+
+
+VERIFY_PPM = 1.5
+
+
+_TEMPLATES: dict[BoardSpec, tuple[FloatArray, FloatArray]] = {}
+
+
+def print_template(spec: BoardSpec) -> tuple[FloatArray, FloatArray]:
+    """The fixed print as a grey template at ``VERIFY_PPM`` (light margins, dark band) and
+    the mask of where it applies (not the playing area, not the outermost millimetre)."""
+    if spec in _TEMPLATES:
+        return _TEMPLATES[spec]
+    ppm = VERIFY_PPM
+    w, h = int(spec.width * ppm), int(spec.height * ppm)
+    template = np.ones((h, w), np.float32)
+    template[int(spec.band[0] * ppm) : int(spec.band[1] * ppm), int(3 * ppm) : w - int(3 * ppm)] = 0
+    mask = np.ones((h, w), np.uint8)
+    inner = (spec.margin - 2) * ppm
+    mask[int((spec.header - 2) * ppm) : h - int(inner), int(inner) : w - int(inner)] = 0
+    edge = int(round(ppm))
+    mask[:edge] = mask[-edge:] = 0
+    mask[:, :edge] = mask[:, -edge:] = 0
+    _TEMPLATES[spec] = (template, mask.astype(bool))
+    return _TEMPLATES[spec]
+
+
+def print_score(
+    image: FloatArray, quad: FloatArray, spec: BoardSpec, factor: float, rim: bool = True
+) -> float:
+    """How well the photo inside ``quad`` (top-left first) matches the board's fixed print:
+    normalised correlation, 1 for a perfect match. With ``rim``, the thin light rim above
+    the band must be as light as the margins too (a dark table next to the board would
+    otherwise pass for the band); that needs a precise outline."""
+    template, mask = print_template(spec)
+    h, w = template.shape
+    dst = (quad * factor).astype(np.float32)
+    src = (spec.corners * VERIFY_PPM).astype(np.float32)
+    m = cv2.getPerspectiveTransform(src, dst)
+    rect = cv2.warpPerspective(image, m, (w, h), flags=cv2.WARP_INVERSE_MAP | cv2.INTER_AREA)
+    full = cv2.cvtColor(rect, cv2.COLOR_RGB2GRAY).astype(np.float32)
+    grey = full[mask]
+    t = template[mask]
+    g = grey - grey.mean()
+    tt = t - t.mean()
+    ncc = float(g @ tt / max(float(np.linalg.norm(g) * np.linalg.norm(tt)), 1e-6))
+    ppm = VERIFY_PPM
+    if rim:
+        strip = full[int(1.0 * ppm) : int(2.4 * ppm), int(6 * ppm) : w - int(6 * ppm)]
+    else:  # a rough outline: the rim is somewhere near the top edge
+        strip = full[0 : int(3.0 * ppm), int(6 * ppm) : w - int(6 * ppm)]
+        strip = strip.max(axis=0, keepdims=True)
+    light = float(np.median(grey[t > 0.5]))
+    dark = float(np.median(grey[t < 0.5]))
+    shortfall = (light - float(np.median(strip))) / max(light - dark, 10.0)
+    return ncc - max(0.0, shortfall - 0.25)
+
+
+def aspect_error(quad: FloatArray, spec: BoardSpec, size: tuple[int, int]) -> float:
+    """How far the rectangle the photo shows as ``quad`` is from the board's proportions
+    (absolute log ratio), through the focal length the outline implies."""
+    unit = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
+    h = cv2.getPerspectiveTransform(unit, quad.astype(np.float32))
+    focal = estimate_focal(h, size, aspect_known=False) or default_focal(size)
+    return abs(math.log(aspect_of(quad, focal, size) / spec.aspect))
+
+
+def grown_variants(quad: FloatArray, grows: tuple[float, ...]) -> list[FloatArray]:
+    """The outline, and the outline grown past each edge by each fraction of its depth (the
+    light-region search often stops at a dark title band)."""
+    out = [quad]
+    unit = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
+    m = cv2.getPerspectiveTransform(unit, quad.astype(np.float32))
+    normals = {0: (0, -1), 1: (1, 0), 2: (0, 1), 3: (-1, 0)}
+    for grow in grows:
+        for edge in range(4):
+            pts = unit.astype(np.float64).copy()
+            for c in (edge, (edge + 1) % 4):  # edge i runs from corner i to corner i + 1
+                pts[c] += np.array(normals[edge]) * grow
+            out.append(apply(m, pts))
+    return out
+
+
+def _same_outline(a: FloatArray, b: FloatArray, tolerance: float) -> bool:
+    return any(np.abs(np.roll(a, k, axis=0) - b).max() < tolerance for k in range(4))
+
+
+@dataclass
+class Found:
+    """A board found in a photo: which kind, its corners (top-left first, clockwise, photo
+    pixels), the camera that sees it, and how well its print matched."""
+
+    spec: BoardSpec
+    corners: FloatArray
+    camera: Camera
+    focal_measured: bool
+    score: float
+
+
+def find_board(photo: FloatArray, specs: list[BoardSpec], game: str) -> Found:
+    """The board in the photo, as whichever of ``specs`` fits best, turned so its title band
+    is on top, with sub-pixel corners and the camera's pose.
+
+    Rough outlines are scored cheaply on a small copy (print correlation and proportions);
+    the best few are refined and scored again, rim included. Raises PhotoError."""
+    size = (photo.shape[1], photo.shape[0])
+    factor = 640 / max(size)
+    small = cv2.resize(photo, (round(size[0] * factor), round(size[1] * factor)), cv2.INTER_AREA)
+    # A light-region outline that stopped at the title band is short by the band's depth.
+    grows = tuple(sorted({round(s.band[1] / (s.height - s.band[1]), 3) for s in specs}))
+    rough: list[tuple[float, BoardSpec, FloatArray]] = []
+    for outline in board_outlines(photo):
+        for quad in grown_variants(outline, grows):
+            for turn in range(4):
+                q = np.roll(quad, -turn, axis=0)
+                for spec in specs:
+                    aspect = aspect_error(q, spec, size)
+                    if aspect > 0.3:
+                        continue
+                    rough.append((print_score(small, q, spec, factor, rim=False) - aspect, spec, q))
+    rough.sort(key=lambda t: -t[0])
+    lab = cv2.cvtColor(photo, cv2.COLOR_RGB2LAB).astype(np.float32)
+    best: tuple[float, BoardSpec, FloatArray] | None = None
+    tried: list[tuple[BoardSpec, FloatArray]] = []
+    for score, spec, q in rough:
+        if score < 0.3 or len(tried) == 8:
+            break
+        if any(s is spec and _same_outline(q, t, 0.01 * max(size)) for s, t in tried):
+            continue  # the same outline reached twice (grown or turned)
+        tried.append((spec, q))
+        fine = refine_outline(photo, q, lab)
+        value = print_score(photo, fine, spec, 1.0) - aspect_error(fine, spec, size)
+        if best is None or value > best[0]:
+            best = (value, spec, fine)
+    if best is None or best[0] < 0.5:
+        raise no_board(game)
+    score, spec, fine = best
+    fine = refine_outline(photo, fine, lab)  # a second pass from a closer start
+    h = cv2.getPerspectiveTransform(spec.corners.astype(np.float32), fine.astype(np.float32))
+    focal = estimate_focal(h, size, aspect_known=True)
+    camera = pose(h, intrinsics(focal or default_focal(size), size), size)
+    return Found(spec, fine, camera, focal is not None, score)

@@ -26,6 +26,7 @@ import math
 import time
 from dataclasses import dataclass, field
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import cv2
@@ -60,7 +61,6 @@ REFERENCE: dict[str, tuple[int, int, int]] = {
 
 WORK_SIDE = 2000
 PPM = 4.0  # pixels per mm of the re-projected board
-FLAG_BELOW = 0.9
 
 
 @dataclass(frozen=True)
@@ -92,137 +92,17 @@ def board_print(side: str) -> BoardPrint:
 # --- 1. the board --------------------------------------------------------------------------
 
 
-@dataclass
-class Located:
-    """The board found in the photo: its side, corners (top-left first) and camera."""
-
-    side: str
-    corners: np.ndarray  # photo pixels: top-left, top-right, bottom-right, bottom-left
-    camera: boards.Camera
-    focal_measured: bool
-    score: float
-
-
-def _corners_mm(board: BoardPrint) -> np.ndarray:
-    return np.array([[0, 0], [board.width, 0], [board.width, board.height], [0, board.height]])
-
-
-_VERIFY_PPM = 1.5
-
-
 @cache
-def _print_template(side: str) -> tuple[np.ndarray, np.ndarray]:
-    """The board's fixed print around the hexes as a grey template at ``_VERIFY_PPM``
-    (light margins, dark title band) and the mask of where it applies."""
-    board = board_print(side)
-    ppm = _VERIFY_PPM
-    w, h = int(board.width * ppm), int(board.height * ppm)
-    template = np.ones((h, w), np.float32)
-    template[int(BAND[0] * ppm) : int(BAND[1] * ppm), int(3 * ppm) : w - int(3 * ppm)] = 0
-    mask = np.ones((h, w), np.uint8)
-    # The hexes and whatever stands on them are not part of the fixed print.
-    mask[
-        int((HEADER - 2) * ppm) : h - int((MARGIN - 2) * ppm),
-        int((MARGIN - 2) * ppm) : w - int((MARGIN - 2) * ppm),
-    ] = 0
-    mask[: int(1 * ppm)] = mask[-int(1 * ppm) :] = 0
-    mask[:, : int(1 * ppm)] = mask[:, -int(1 * ppm) :] = 0
-    return template, mask.astype(bool)
+def board_spec(side: str) -> boards.BoardSpec:
+    """The fixed print of a side (margins, title band) for finding it in a photo."""
+    b = board_print(side)
+    return boards.BoardSpec(side, b.width, b.height, MARGIN, HEADER, BAND)
 
 
-def _band_score(
-    image: np.ndarray, quad: np.ndarray, board: BoardPrint, factor: float, rim: bool = True
-) -> float:
-    """How well the photo inside ``quad`` (top-left first) matches the board's fixed print
-    (margins and title band): normalised correlation, 1 for a perfect match. With ``rim``,
-    the thin light rim above the band must be as light as the margins too (a dark table
-    next to the board would otherwise pass for the band); that needs a precise outline."""
-    template, mask = _print_template(board.side)
-    h, w = template.shape
-    dst = (quad * factor).astype(np.float32)
-    src = (_corners_mm(board) * _VERIFY_PPM).astype(np.float32)
-    m = cv2.getPerspectiveTransform(src, dst)
-    rect = cv2.warpPerspective(image, m, (w, h), flags=cv2.WARP_INVERSE_MAP | cv2.INTER_AREA)
-    full = cv2.cvtColor(rect, cv2.COLOR_RGB2GRAY).astype(np.float32)
-    grey = full[mask]
-    t = template[mask]
-    g = grey - grey.mean()
-    tt = t - t.mean()
-    ncc = float(g @ tt / max(float(np.linalg.norm(g) * np.linalg.norm(tt)), 1e-6))
-    if not rim:
-        return ncc
-    ppm = _VERIFY_PPM
-    strip = full[int(1.0 * ppm) : int(2.4 * ppm), int(6 * ppm) : w - int(6 * ppm)]
-    light = float(np.median(grey[t > 0.5]))
-    dark = float(np.median(grey[t < 0.5]))
-    shortfall = (light - float(np.median(strip))) / max(light - dark, 10.0)
-    return ncc - max(0.0, shortfall - 0.25)
-
-
-def locate(photo: np.ndarray, side: str | None = None) -> Located:
-    """The board, its side and turn, and the camera (module docstring, steps 1 and 2).
-
-    Rough outlines are scored cheaply on a small copy (print correlation and proportions);
-    the best few are refined to sub-pixel edges and scored again, rim included."""
-    size = (photo.shape[1], photo.shape[0])
-    factor = 640 / max(size)
-    small = cv2.resize(photo, (round(size[0] * factor), round(size[1] * factor)), cv2.INTER_AREA)
-    sides = [side] if side else ["A", "B"]
-    rough_scores: list[tuple[float, str, np.ndarray]] = []
-    for rough in boards.board_outlines(photo):
-        for quad in _with_band_variants(rough):
-            for turn in range(4):
-                q = np.roll(quad, -turn, axis=0)
-                for s in sides:
-                    board = board_print(s)
-                    aspect = _aspect_error(q, board, size)
-                    if aspect > 0.3:
-                        continue
-                    score = _band_score(small, q, board, factor, rim=False) - aspect
-                    rough_scores.append((score, s, q))
-    rough_scores.sort(key=lambda t: -t[0])
-    lab = cv2.cvtColor(photo, cv2.COLOR_RGB2LAB).astype(np.float32)
-    best: tuple[float, str, np.ndarray] | None = None
-    for score, s, q in rough_scores[:6]:
-        if score < 0.3:
-            break
-        fine = boards.refine_outline(photo, boards.refine_outline(photo, q, lab), lab)
-        board = board_print(s)
-        value = _band_score(photo, fine, board, 1.0) - _aspect_error(fine, board, size)
-        if best is None or value > best[0]:
-            best = (value, s, fine)
-    if best is None or best[0] < 0.5:
-        raise boards.no_board("Harmonies")
-    score, s, fine = best
-    board = board_print(s)
-    h = cv2.getPerspectiveTransform(_corners_mm(board).astype(np.float32), fine.astype(np.float32))
-    focal = boards.estimate_focal(h, size, aspect_known=True)
-    camera = boards.pose(h, boards.intrinsics(focal or boards.default_focal(size), size), size)
-    return Located(s, fine, camera, focal is not None, score)
-
-
-def _aspect_error(quad: np.ndarray, board: BoardPrint, size: tuple[int, int]) -> float:
-    unit = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
-    h = cv2.getPerspectiveTransform(unit, quad.astype(np.float32))
-    focal = boards.estimate_focal(h, size, aspect_known=False) or boards.default_focal(size)
-    return abs(math.log(boards.aspect_of(quad, focal, size) / board.aspect))
-
-
-def _with_band_variants(quad: np.ndarray) -> list[np.ndarray]:
-    """The outline, and the outline grown past each edge by a title band's depth (the
-    light-region search often stops at the dark band)."""
-    out = [quad]
-    unit = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
-    m = cv2.getPerspectiveTransform(unit, quad.astype(np.float32))
-    for grow in (0.105, 0.125):
-        for edge in range(4):
-            pts = unit.astype(np.float64).copy()
-            # Edge i runs from corner i to corner i+1; push both outwards.
-            normal = {0: (0, -1), 1: (1, 0), 2: (0, 1), 3: (-1, 0)}[edge]
-            for c in (edge, (edge + 1) % 4):
-                pts[c] += np.array(normal) * grow
-            out.append(boards.apply(m, pts))
-    return out
+def locate(photo: np.ndarray, side: str | None = None) -> boards.Found:
+    """The board, its side and turn, and the camera (module docstring, steps 1 and 2)."""
+    specs = [board_spec(s) for s in ([side] if side else ["A", "B"])]
+    return boards.find_board(photo, specs, "Harmonies")
 
 
 # --- 3. every hex --------------------------------------------------------------------------
@@ -243,14 +123,15 @@ class HexReading:
     cube: float  # share of the top covered by something else
     parallax: float  # mm of image lift per mm of height here (how well height can be seen)
     scores: dict[str, float] = field(default_factory=dict)
+    profile: np.ndarray | None = None  # the foot-edge profile (see read_hex)
 
 
 class Plane:
     """The photo re-projected onto the board plane (z = 0), at PPM pixels per mm, divided
     by the board's cream, with bilinear sampling at board millimetres."""
 
-    def __init__(self, photo: np.ndarray, located: Located) -> None:
-        board = board_print(located.side)
+    def __init__(self, photo: np.ndarray, located: boards.Found) -> None:
+        board = board_print(located.spec.name)
         self.board = board
         self.camera = located.camera
         w, h = int(board.width * PPM), int(board.height * PPM)
@@ -262,6 +143,19 @@ class Plane:
         self.white = self._cream(rect)
         self.image = rect / self.white * 100  # cream = 100
         self.rgb = rect
+        # For edges: colour (log chromaticity) counts fully, brightness less, so that a
+        # shadow's edge on the cream board is weaker than a token's.
+        logs = np.log(np.maximum(self.image, 2.0))
+        light = logs.mean(axis=2, keepdims=True)
+        self.edges = np.concatenate([(logs - light) * 120, light * 45], axis=2).astype(np.float32)
+
+    @property
+    def pixels_per_mm(self) -> float:
+        """The photo's resolution on the board (pixels per mm, near the board's centre)."""
+        h = self.camera.plane(0)
+        c = np.array([[self.board.width / 2, self.board.height / 2], [self.board.width / 2 + 1, self.board.height / 2]])
+        p = boards.apply(h, c)
+        return float(np.linalg.norm(p[1] - p[0]))
 
     def _cream(self, rect: np.ndarray) -> np.ndarray:
         """The printed cream, measured on the bottom and side margins."""
@@ -279,18 +173,25 @@ class Plane:
         bright = pixels[pixels.sum(axis=1) >= np.percentile(pixels.sum(axis=1), 30)]
         return np.median(bright, axis=0) / CREAM * 255 + 1e-3
 
-    def sample(self, points_mm: np.ndarray) -> np.ndarray:
-        """Colours (cream = 100) at board millimetres, any leading shape."""
+    def sample(self, points_mm: np.ndarray, edges: bool = False) -> np.ndarray:
+        """Colours (cream = 100) at board millimetres, any leading shape; with ``edges``,
+        the edge features instead (log chromaticity and brightness)."""
         shape = points_mm.shape[:-1]
-        p = points_mm.reshape(-1, 2) * PPM - 0.5
+        p = points_mm.reshape(-1, 2).astype(np.float32) * PPM - 0.5
+        n = len(p)
+        cols = 1024
+        rows = -(-n // cols)
+        grid = np.zeros((rows * cols, 2), np.float32)
+        grid[:n] = p
+        source = self.edges if edges else self.image
         out = cv2.remap(
-            self.image,
-            p[:, 0].astype(np.float32).reshape(1, -1),
-            p[:, 1].astype(np.float32).reshape(1, -1),
+            source,
+            grid[:, 0].reshape(rows, cols),
+            grid[:, 1].reshape(rows, cols),
             cv2.INTER_LINEAR,
             borderMode=cv2.BORDER_REPLICATE,
         )
-        return out.reshape(*shape, 3)
+        return out.reshape(-1, source.shape[2])[:n].reshape(*shape, source.shape[2])
 
 
 _ANGLES = np.linspace(0, 2 * math.pi, 36, endpoint=False)
@@ -315,8 +216,74 @@ def circle_scores(plane: Plane, centres: np.ndarray, radius: float) -> np.ndarra
     return np.asarray(contrast - 1.0 * spread - 0.5 * ring_spread)
 
 
-def read_hex(plane: Plane, h: Hex) -> HexReading:
-    """Top circle, height, colours and cube evidence of one hex (module docstring, step 3)."""
+def _log_colour(colour: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(log chromaticity, log brightness) of cream-relative colours (cream = 100)."""
+    logs = np.log(np.maximum(colour, 2.0) / 100.0)
+    light = logs.mean(axis=-1)
+    return logs - light[..., None], light
+
+
+_OUTLINE_CHROMA = _log_colour(np.array((150, 128, 98), np.float32) / CREAM * 100)[0]
+#: Heights (in tokens) at which the foot's edge is probed, and the probe's arc.
+FOOT_STEPS = np.arange(0.0, 4.01, 0.25)
+_ARC = np.radians([-45.0, -22.5, 0.0, 22.5, 45.0])
+
+
+_RAYS = np.linspace(0, 2 * math.pi, 48, endpoint=False)
+_RAY_DIRS = np.column_stack([np.cos(_RAYS), np.sin(_RAYS)])
+
+
+def fit_top(
+    plane: Plane, approx: np.ndarray, colour: np.ndarray, radius: float
+) -> tuple[np.ndarray, float, float]:
+    """The top face's circle to a fraction of a millimetre: along 48 rays from the rough
+    centre, where the colour stops being the top's (chromaticity and brightness: the side
+    band below is the same hue but shaded); a robust circle through those edge points.
+    Returns the centre, the radius and the share of rays that found the edge."""
+    radii = np.arange(radius * 0.72, radius * 1.3, 0.2)
+    pts = approx + _RAY_DIRS[:, None, :] * radii[None, :, None]
+    chroma, light = _log_colour(plane.sample(pts))
+    t_chroma, t_light = _log_colour(colour)
+    d2 = ((chroma - t_chroma) ** 2).sum(-1) / 0.1**2 + (light - t_light) ** 2 / 0.12**2
+    like = d2 < 4.0  # within two standard deviations of the top's colour
+    # The first sample (going out) that leaves the top's colour for good (two in a row).
+    out = ~like[:, 1:] & ~like[:, :-1]
+    first = np.argmax(out, axis=1)
+    found = out.any(axis=1) & like[:, 0] & (first > 0)
+    edge = radii[np.clip(first, 0, len(radii) - 1)] + 0.1
+    points = approx + _RAY_DIRS * edge[:, None]
+    points = points[found]
+    if len(points) < 12:
+        return approx, radius, float(found.mean())
+    keep = np.ones(len(points), bool)
+    centre, r = approx, radius
+    for _ in range(4):
+        centre, r = _circle_fit(points[keep])
+        resid = np.abs(np.linalg.norm(points - centre, axis=1) - r)
+        new = resid < max(0.5, 2.5 * float(np.median(resid[keep])))
+        if new.sum() < 12 or (new == keep).all():
+            break
+        keep = new
+    if np.linalg.norm(centre - approx) > 7 or abs(r - radius) > 2:
+        return approx, radius, float(found.mean())
+    return centre, float(r), float(keep.sum()) / len(_RAYS)
+
+
+def _circle_fit(points: np.ndarray) -> tuple[np.ndarray, float]:
+    """Least-squares circle (Kasa): centre and radius."""
+    x, y = points[:, 0], points[:, 1]
+    a = np.column_stack([x, y, np.ones(len(x))])
+    b = x * x + y * y
+    sol, *_ = np.linalg.lstsq(a, b, rcond=None)
+    cx, cy = sol[0] / 2, sol[1] / 2
+    r = math.sqrt(max(sol[2] + cx * cx + cy * cy, 1e-6))
+    return np.array([cx, cy]), r
+
+
+def read_hex(plane: Plane, h: Hex, force_top: np.ndarray | None = None) -> HexReading:
+    """What one hex shows (module docstring, step 3): the top circle, its colour, and the
+    foot-edge profile: for a column of 0 to 4 tokens under this top, where its foot's near
+    rim would be, and what lies just inside and just outside that rim."""
     cam = plane.camera
     zc = cam.height
     nadir = cam.nadir
@@ -327,98 +294,203 @@ def read_hex(plane: Plane, h: Hex) -> HexReading:
     v = np.array([-u[1], u[0]])
 
     def lift(z: float) -> float:
-        return zc / (zc - z)
+        return zc / max(zc - z, 1.0)
 
-    # Candidate top centres: lifted by 0.5..3.5 tokens, off the hex centre by up to 3 mm.
+    # The top circle: lifted by 0.5..3.5 tokens, off the hex centre by up to 3 mm.
     lo = dist * (lift(0.5 * TOKEN_THICKNESS) - 1) - 3
     hi = dist * (lift(3.5 * TOKEN_THICKNESS) - 1) + 3
     along = np.arange(lo, hi + 0.01, 0.5)
     across = np.arange(-3, 3.01, 0.5)
-    grid = centre + along[:, None, None] * u + across[None, :, None] * v
-    cands = grid.reshape(-1, 2)
+    cands = (centre + along[:, None, None] * u + across[None, :, None] * v).reshape(-1, 2)
     radius = TOKEN_RADIUS * lift(2 * TOKEN_THICKNESS)
     scores = circle_scores(plane, cands, radius)
     best = cands[int(np.argmax(scores))]
-    # Refine in quarter millimetres.
-    fine = best + np.stack(
-        np.meshgrid(np.arange(-0.5, 0.51, 0.125), np.arange(-0.5, 0.51, 0.125)), -1
-    ).reshape(-1, 2)
+    step = np.arange(-0.5, 0.51, 0.125)
+    fine = best + np.stack(np.meshgrid(step, step), -1).reshape(-1, 2)
     fscores = circle_scores(plane, fine, radius)
     top = fine[int(np.argmax(fscores))]
     circle = float(fscores.max())
-
-    # The foot: along the line from the top towards the nadir, the near rim of the base.
-    heights = np.arange(0.3 * TOKEN_THICKNESS, 3.7 * TOKEN_THICKNESS, 0.2)
-    to_top = top - nadir
-    feet = nadir + to_top[None, :] / np.array([lift(z) for z in heights])[:, None]
-    toward = -to_top / max(float(np.linalg.norm(to_top)), 1e-6)
-    arc = np.array(
-        [
-            (
-                math.cos(a) * toward[0] - math.sin(a) * toward[1],
-                math.sin(a) * toward[0] + math.cos(a) * toward[1],
-            )
-            for a in np.linspace(-1.1, 1.1, 15)
-        ]
-    )
-    inside = feet[:, None, :] + arc * (TOKEN_RADIUS - 0.9)
-    outside = feet[:, None, :] + arc * (TOKEN_RADIUS + 1.1)
-    ci, co = plane.sample(inside), plane.sample(outside)
-    creamy = np.linalg.norm(co / np.maximum(co.mean(axis=2, keepdims=True), 1) - 1, axis=2)
-    foot_scores = (np.linalg.norm(ci - co, axis=2) * np.exp(-4 * creamy)).mean(axis=1)
-    k = int(np.argmax(foot_scores))
-    z = float(heights[k])
-    parallax = dist / zc  # image lift (mm on the plane) per mm of height, near z = 0
-    z_sigma = 0.35 / max(parallax, 1e-3)
-
-    disc = plane.sample(top + _DISC * TOKEN_RADIUS * 0.85)
+    disc = plane.sample(top + _DISC * TOKEN_RADIUS * 0.8)
     colour = np.median(disc, axis=0)
+    core = disc[np.linalg.norm(disc - colour, axis=1) < 25]
+    if len(core) >= 5:
+        colour = core.mean(axis=0)
+    top, top_radius, rim_share = fit_top(plane, top, colour, radius)
+    # Again from the better centre: its rays now all start inside the top face.
+    top, top_radius, rim_share = fit_top(plane, top, colour, radius)
+    if force_top is not None:
+        top = force_top
+    disc = plane.sample(top + _DISC * TOKEN_RADIUS * 0.8)
     far = np.linalg.norm(disc - colour, axis=1) > 25
+
+    # The foot-edge profile, along the line from the top towards the nadir.
+    to_top = top - nadir
+    ut = to_top / max(float(np.linalg.norm(to_top)), 1e-6)
+    vt = np.array([-ut[1], ut[0]])
+    ks = np.array([lift(j * TOKEN_THICKNESS) for j in FOOT_STEPS])
+    feet = nadir + to_top[None, :] / ks[:, None]  # S x 2
+    rim_dir = -np.cos(_ARC)[:, None] * ut + np.sin(_ARC)[:, None] * vt  # A x 2
+    inner = feet[:, None, :] + rim_dir[None] * (TOKEN_RADIUS - 0.8)
+    outer = feet[:, None, :] + rim_dir[None] * (TOKEN_RADIUS + 0.8)
+    ci, co = plane.sample(inner), plane.sample(outer)
+    t_chroma, t_light = _log_colour(colour)
+    profile = []
+    for c in (ci, co):
+        chroma, light = _log_colour(c)
+        board = np.sqrt(
+            np.minimum((chroma**2).sum(-1), ((chroma - _OUTLINE_CHROMA) ** 2).sum(-1))
+        )
+        like_top = np.sqrt(((chroma - t_chroma) ** 2).sum(-1))
+        profile += [
+            np.median(board, axis=1),
+            np.median(light, axis=1),
+            np.median(like_top, axis=1),
+            np.median(light - t_light, axis=1),
+        ]
+    edge = np.linalg.norm(ci - co, axis=2)
+    profile.append(np.median(edge, axis=1))
+    parallax = float(np.linalg.norm(to_top)) / zc
+    pixels = float(np.linalg.norm(feet[0] - feet[4])) * plane.pixels_per_mm
+    band, band_ratio = side_bands(plane, top, 2)
     return HexReading(
         h,
         top,
         circle,
-        z,
-        z_sigma,
+        0.0,
+        0.0,
         colour,
-        None,
-        None,
+        band,
+        band_ratio,
         float(far.mean()),
         parallax,
-        {"foot": float(foot_scores[k])},
+        {"pixels_per_token": pixels, "radius": top_radius, "rim": rim_share},
+        np.concatenate(profile).astype(np.float32),
     )
 
 
-# --- 4. stacks ---------------------------------------------------------------------------
+_BAND_ARC = np.radians([-50.0, -30.0, -10.0, 10.0, 30.0, 50.0])
 
 
-def colour_probabilities(colour: np.ndarray) -> dict[str, float]:
-    """Top colour (or the empty hex's print) from the cream-relative colour."""
-    c = np.log(np.maximum(colour, 1.0))
-    scores = {}
-    for name, ref in REFERENCE.items():
-        r = np.log(np.maximum(np.array(ref, np.float32) / CREAM * 100, 1.0))
-        d = c - r
-        chroma = d - d.mean()
-        scores[name] = -float(chroma @ chroma) / (2 * 0.08**2) - float(d.mean()) ** 2 / (
-            2 * 0.25**2
-        )
-    best = max(scores.values())
-    total = sum(math.exp(s - best) for s in scores.values())
-    return {k: math.exp(s - best) / total for k, s in scores.items()}
+def side_bands(plane: Plane, top: np.ndarray, tokens: int) -> tuple[np.ndarray, np.ndarray]:
+    """For a column of ``tokens`` under this top: the colour of the lowest token's side and
+    its ratio to the top token's side, seen on the side facing the camera (same facets, so
+    their shading cancels in the ratio). Returns (colour, log ratio)."""
+    cam = plane.camera
+    zc = cam.height
+    nadir = cam.nadir
+    to_top = top - nadir
+    ut = to_top / max(float(np.linalg.norm(to_top)), 1e-6)
+    vt = np.array([-ut[1], ut[0]])
+    foot = nadir + to_top * (zc - tokens * TOKEN_THICKNESS) / zc
+    rim = foot + TOKEN_RADIUS * (
+        -np.cos(_BAND_ARC)[:, None] * ut + np.sin(_BAND_ARC)[:, None] * vt
+    )
+    colours = []
+    for z in (0.5 * TOKEN_THICKNESS, (tokens - 0.5) * TOKEN_THICKNESS):
+        k = zc / (zc - z)
+        # A little inside the rim: the side's own pixels, not its outline.
+        colours.append(np.median(plane.sample(nadir + (rim - nadir) * k + ut * 0.3), axis=0))
+    low, high = colours
+    ratio = np.log(np.maximum(low, 2.0)) - np.log(np.maximum(high, 2.0))
+    return low, ratio
 
 
-def stack_probabilities(reading: HexReading) -> dict[tuple[str, ...], float]:
-    """Every legal stack (and the empty hex) with its probability."""
-    colours = colour_probabilities(reading.colour)
-    out: dict[tuple[str, ...], float] = {(): colours["empty"]}
-    sigma = math.hypot(reading.z_sigma, 0.8)
-    for stack in LEGAL_STACKS:
-        height = len(stack) * TOKEN_THICKNESS
-        like = math.exp(-((reading.z - height) ** 2) / (2 * sigma**2))
-        out[stack] = colours[stack[-1]] * like
-    total = sum(out.values()) or 1.0
-    return {k: v / total for k, v in out.items()}
+def features(r: HexReading) -> dict[str, np.ndarray]:
+    """The numbers each learned model sees for one hex: ``top`` (the top face's colour and
+    how circle-like it is), ``height`` (the foot-edge profile and how well height can be
+    seen here), ``under`` (the lowest token's side band), ``cube`` (what stands on top)."""
+    chroma, light = _log_colour(r.colour)
+    assert r.profile is not None and r.band is not None and r.band_ratio is not None
+    band_chroma, band_light = _log_colour(r.band)
+    geometry = [
+        r.parallax,
+        r.scores["pixels_per_token"] / 10,
+        r.scores["radius"] - TOKEN_RADIUS,
+        r.scores["rim"],
+    ]
+    top = np.concatenate([chroma, [light, r.circle / 100, r.cube, r.scores["rim"]]])
+    return {
+        "top": top.astype(np.float32),
+        "height": np.concatenate([r.profile, geometry, chroma, [light]]).astype(np.float32),
+        "under": np.concatenate([band_chroma, [band_light], r.band_ratio, geometry[:2]]).astype(
+            np.float32
+        ),
+        "cube": np.concatenate([top, geometry[:2]]).astype(np.float32),
+    }
+
+
+#: Colours whose stacks come in more than one height, and the heights they come in.
+HEIGHTS: dict[str, tuple[int, ...]] = {
+    "blue": (1,),
+    "yellow": (1,),
+    "grey": (1, 2, 3),
+    "green": (1, 2, 3),
+    "brown": (1, 2),
+    "red": (1, 2),
+}
+TOP_CLASSES = (*COLOURS, "empty")
+UNDER_RED = ("brown", "grey", "red")
+MODEL_FILE = Path(__file__).parent / "models" / "harmonies_model.npz"
+
+
+@dataclass(frozen=True)
+class Models:
+    top: boards.Mlp
+    height: boards.Mlp
+    under: boards.Mlp
+    cube: boards.Mlp
+    flag_below: float
+
+
+@cache
+def load_models() -> Models:
+    """The trained models (``tools/vision/train_harmonies.py``)."""
+    with np.load(MODEL_FILE) as data:
+        arrays = {k: data[k] for k in data.files}
+    return Models(
+        boards.Mlp(arrays, "top"),
+        boards.Mlp(arrays, "height"),
+        boards.Mlp(arrays, "under"),
+        boards.Mlp(arrays, "cube"),
+        float(arrays["flag_below"]),
+    )
+
+
+def height_input(f: dict[str, np.ndarray], top: str) -> np.ndarray:
+    """The height model's input: the measurements and which colour is on top."""
+    return np.concatenate([f["height"], [top == c for c in ("grey", "green", "brown", "red")]])
+
+
+def stack_probabilities(
+    f: dict[str, np.ndarray], models: Models
+) -> tuple[dict[tuple[str, ...], float], float]:
+    """Every legal stack (and the empty hex) with its probability, and the probability of a
+    cube. The legal stacks tie the three models together: a stack is its top colour, its
+    height (fixed for blue and yellow), and for a two-token building what lies under it."""
+    top_p = dict(zip(models.top.classes, models.top.probabilities(f["top"])[0], strict=True))
+    out: dict[tuple[str, ...], float] = {(): top_p.get("empty", 0.0)}
+    under = dict(
+        zip(models.under.classes, models.under.probabilities(f["under"])[0], strict=True)
+    )
+    for colour in COLOURS:
+        pc = top_p.get(colour, 0.0)
+        heights = HEIGHTS[colour]
+        if len(heights) == 1:
+            out[(colour,)] = pc
+            continue
+        hp = models.height.probabilities(height_input(f, colour))[0]
+        hmap = {int(c): p for c, p in zip(models.height.classes, hp, strict=True)}
+        total = sum(hmap.get(j, 0.0) for j in heights) or 1.0
+        for stack in LEGAL_STACKS:
+            if stack[-1] != colour:
+                continue
+            ph = hmap.get(len(stack), 0.0) / total
+            if colour == "red" and len(stack) == 2:
+                ph *= under.get(stack[0], 0.0)
+            out[stack] = pc * ph
+    norm = sum(out.values()) or 1.0
+    cube = float(models.cube.probabilities(f["cube"])[0][1])
+    return {k: v / norm for k, v in out.items()}, cube
 
 
 # --- the whole photo -------------------------------------------------------------------------
@@ -431,8 +503,9 @@ class Recognition:
     stacks: dict[Hex, tuple[str, ...]]
     cubes: dict[Hex, bool]
     p: dict[Hex, float]
-    located: Located
+    located: boards.Found
     seconds: float
+    flag_below: float
 
     def to_json(self) -> dict[str, Any]:
         cells = []
@@ -444,7 +517,7 @@ class Recognition:
             cells.append(cell)
             p = self.p[h]
             confidence.append(
-                {"q": h.q, "r": h.r, "p": round(p, 3), "flagged": bool(p < FLAG_BELOW)}
+                {"q": h.q, "r": h.r, "p": round(p, 3), "flagged": bool(p < self.flag_below)}
             )
         return {
             "game": "harmonies",
@@ -462,16 +535,25 @@ def analyse(image_bytes: bytes, side: str | None = None) -> Recognition:
     photo = decode(image_bytes, WORK_SIDE)
     located = locate(photo, side)
     plane = Plane(photo, located)
-    readings = [read_hex(plane, h) for h in board_hexes(located.side)]
+    readings = [read_hex(plane, h) for h in board_hexes(located.spec.name)]
+    models = load_models()
     stacks, cubes, p = {}, {}, {}
     for r in readings:
-        probs = stack_probabilities(r)
+        probs, cube = stack_probabilities(features(r), models)
         best = max(probs, key=lambda s: probs[s])
         stacks[r.hex] = best
-        cubes[r.hex] = bool(best) and r.cube > 0.08
-        p[r.hex] = probs[best]
+        cubes[r.hex] = bool(best) and cube >= 0.5
+        # The hex is right when its stack and its cube are: both must be sure.
+        p[r.hex] = probs[best] * (max(cube, 1 - cube) if best else 1.0)
     return Recognition(
-        located.side, readings, stacks, cubes, p, located, time.perf_counter() - start
+        located.spec.name,
+        readings,
+        stacks,
+        cubes,
+        p,
+        located,
+        time.perf_counter() - start,
+        models.flag_below,
     )
 
 

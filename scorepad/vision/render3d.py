@@ -180,8 +180,8 @@ class Scene:
     quality: int
 
     @classmethod
-    def of(cls, seed: int) -> Scene:
-        rng = np.random.default_rng([seed, _SALT, 2])
+    def of(cls, seed: int, salt: int = _SALT) -> Scene:
+        rng = np.random.default_rng([seed, salt, 2])
         warm = rng.random()
         kelvin = (
             rng.uniform(2500, 3600)
@@ -521,6 +521,7 @@ class Sample:
     camera: Camera
     scene: Scene
     seed: int
+    columns: list[Column] = field(default_factory=list)  # the pieces as placed
     image: np.ndarray | None = None  # RGB, kept only when asked for
 
     def truth(self) -> dict[str, Any]:
@@ -554,19 +555,7 @@ def render(
     canvas = Canvas(image, level)
 
     # The board's cut edge, then its printed face (with the stacks' shadows on it).
-    corners = np.array([[0, 0], [board.width, 0], [board.width, board.height], [0, board.height]])
-    top_c = np.column_stack([corners, np.zeros(4)])
-    low_c = np.column_stack([corners, np.full(4, BOARD_THICKNESS)])
-    for i in range(4):
-        j = (i + 1) % 4
-        mid = (top_c[i] + top_c[j]) / 2
-        out = mid[:2] - [board.width / 2, board.height / 2]
-        normal = np.array([out[0] * (i % 2 == 1), out[1] * (i % 2 == 0), 0.0])
-        normal /= np.linalg.norm(normal)
-        if normal @ (camera.centre - mid) > 0:
-            face = camera.project(np.array([top_c[i], top_c[j], low_c[j], low_c[i]]))
-            shade = scene.ambient + diffuse * max(0.0, float(normal @ light))
-            canvas.fill(face, np.array(EDGE_COLOUR, np.float32) * shade)
+    draw_board_edge(canvas, camera, board.width, board.height, scene, light)
 
     columns = place_pieces(state, board, rng)
     ppm = float(np.clip(1.3 * camera.K[0, 0] / camera.height, 2.0, 12.0))
@@ -593,7 +582,26 @@ def render(
             continue
         warped_mask = cv2.warpPerspective(mask, camera.plane(k * TOKEN_THICKNESS) @ to_mask, size)
         img[where] *= (1 - strength * warped_mask[where])[:, None]
-    return _finish(img, state, camera, scene, seed, rng, keep_image)
+    jpeg, rgb = finish_photo(img, scene, rng)
+    return Sample(jpeg, state, camera, scene, seed, columns, rgb if keep_image else None)
+
+
+def draw_board_edge(
+    canvas: Canvas, camera: Camera, width: float, height: float, scene: Scene, light: np.ndarray
+) -> None:
+    """The cardboard's cut edge: the slab's sides that face the camera."""
+    corners = np.array([[0, 0], [width, 0], [width, height], [0, height]])
+    top_c = np.column_stack([corners, np.zeros(4)])
+    low_c = np.column_stack([corners, np.full(4, BOARD_THICKNESS)])
+    normals = [(0, -1, 0), (1, 0, 0), (0, 1, 0), (-1, 0, 0)]
+    for i in range(4):
+        j = (i + 1) % 4
+        mid = (top_c[i] + top_c[j]) / 2
+        normal = np.array(normals[i], float)
+        if normal @ (camera.centre - mid) > 0:
+            face = camera.project(np.array([top_c[i], top_c[j], low_c[j], low_c[i]]))
+            shade = scene.ambient + (1 - scene.ambient) * max(0.0, float(normal @ light))
+            canvas.fill(face, np.array(EDGE_COLOUR, np.float32) * shade)
 
 
 def paste_plane(
@@ -623,19 +631,6 @@ def paste_plane(
     blended = warped[y0:y1, x0:x1].astype(np.float32) * a + region * (1 - a)
     canvas.image[y0:y1, x0:x1] = np.round(blended).astype(np.uint8)
     canvas.level[y0:y1, x0:x1][a[..., 0] > 0.5] = 0
-
-
-def _finish(
-    img: np.ndarray,
-    state: BoardState,
-    camera: Camera,
-    scene: Scene,
-    seed: int,
-    rng: np.random.Generator,
-    keep_image: bool,
-) -> Sample:
-    jpeg, rgb = finish_photo(img, scene, rng)
-    return Sample(jpeg, state, camera, scene, seed, rgb if keep_image else None)
 
 
 def finish_photo(img: np.ndarray, scene: Any, rng: np.random.Generator) -> tuple[bytes, np.ndarray]:
