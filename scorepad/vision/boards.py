@@ -448,7 +448,9 @@ class Mlp:
         return np.asarray(e / e.sum(axis=1, keepdims=True))
 
 
-def export_mlp(model: object, scaler: object, name: str, temperature: float) -> dict[str, np.ndarray]:
+def export_mlp(
+    model: object, scaler: object, name: str, temperature: float
+) -> dict[str, np.ndarray]:
     """The arrays :class:`Mlp` reads back, from a fitted ``MLPClassifier`` and
     ``StandardScaler`` (used by the training tools)."""
     coefs = model.coefs_  # type: ignore[attr-defined]

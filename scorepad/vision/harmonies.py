@@ -153,7 +153,12 @@ class Plane:
     def pixels_per_mm(self) -> float:
         """The photo's resolution on the board (pixels per mm, near the board's centre)."""
         h = self.camera.plane(0)
-        c = np.array([[self.board.width / 2, self.board.height / 2], [self.board.width / 2 + 1, self.board.height / 2]])
+        c = np.array(
+            [
+                [self.board.width / 2, self.board.height / 2],
+                [self.board.width / 2 + 1, self.board.height / 2],
+            ]
+        )
         p = boards.apply(h, c)
         return float(np.linalg.norm(p[1] - p[0]))
 
@@ -337,9 +342,7 @@ def read_hex(plane: Plane, h: Hex, force_top: np.ndarray | None = None) -> HexRe
     profile = []
     for c in (ci, co):
         chroma, light = _log_colour(c)
-        board = np.sqrt(
-            np.minimum((chroma**2).sum(-1), ((chroma - _OUTLINE_CHROMA) ** 2).sum(-1))
-        )
+        board = np.sqrt(np.minimum((chroma**2).sum(-1), ((chroma - _OUTLINE_CHROMA) ** 2).sum(-1)))
         like_top = np.sqrt(((chroma - t_chroma) ** 2).sum(-1))
         profile += [
             np.median(board, axis=1),
@@ -382,9 +385,7 @@ def side_bands(plane: Plane, top: np.ndarray, tokens: int) -> tuple[np.ndarray, 
     ut = to_top / max(float(np.linalg.norm(to_top)), 1e-6)
     vt = np.array([-ut[1], ut[0]])
     foot = nadir + to_top * (zc - tokens * TOKEN_THICKNESS) / zc
-    rim = foot + TOKEN_RADIUS * (
-        -np.cos(_BAND_ARC)[:, None] * ut + np.sin(_BAND_ARC)[:, None] * vt
-    )
+    rim = foot + TOKEN_RADIUS * (-np.cos(_BAND_ARC)[:, None] * ut + np.sin(_BAND_ARC)[:, None] * vt)
     colours = []
     for z in (0.5 * TOKEN_THICKNESS, (tokens - 0.5) * TOKEN_THICKNESS):
         k = zc / (zc - z)
@@ -469,9 +470,7 @@ def stack_probabilities(
     height (fixed for blue and yellow), and for a two-token building what lies under it."""
     top_p = dict(zip(models.top.classes, models.top.probabilities(f["top"])[0], strict=True))
     out: dict[tuple[str, ...], float] = {(): top_p.get("empty", 0.0)}
-    under = dict(
-        zip(models.under.classes, models.under.probabilities(f["under"])[0], strict=True)
-    )
+    under = dict(zip(models.under.classes, models.under.probabilities(f["under"])[0], strict=True))
     for colour in COLOURS:
         pc = top_p.get(colour, 0.0)
         heights = HEIGHTS[colour]

@@ -141,7 +141,11 @@ def random_state(seed: int) -> MeadowState:
     for _ in range(2000):
         if len(taken) >= target:
             break
-        free_rows = [r for r in range(GRID_ROWS - 1, -1, -1) if any((r, c) not in taken for c in range(GRID_COLS))]
+        free_rows = [
+            r
+            for r in range(GRID_ROWS - 1, -1, -1)
+            if any((r, c) not in taken for c in range(GRID_COLS))
+        ]
         if not free_rows:
             break
         low = free_rows[0]
@@ -152,10 +156,14 @@ def random_state(seed: int) -> MeadowState:
         c = int(rng.choice(free))
         mountain = rng.random() < 0.22
         shapes = MOUNTAIN_SHAPES if mountain else SHAPES
-        shape = _turned(shapes[int(rng.integers(len(shapes)))], int(rng.integers(4)), rng.random() < 0.5)
+        shape = _turned(
+            shapes[int(rng.integers(len(shapes)))], int(rng.integers(4)), rng.random() < 0.5
+        )
         anchor = shape[int(rng.integers(len(shape)))]
         squares = {(r + a - anchor[0], c + b - anchor[1]) for a, b in shape}
-        if any(not (0 <= a < GRID_ROWS and 0 <= b < GRID_COLS) or (a, b) in taken for a, b in squares):
+        if any(
+            not (0 <= a < GRID_ROWS and 0 <= b < GRID_COLS) or (a, b) in taken for a, b in squares
+        ):
             continue
         holes: set[tuple[int, int]] = set()
         if not mountain:
@@ -169,7 +177,9 @@ def random_state(seed: int) -> MeadowState:
                 else:
                     holes.add(pool[int(rng.integers(len(pool)))])
         taken |= squares
-        tiles.append(Tile("mountain" if mountain else "meadow", frozenset(squares), frozenset(holes)))
+        tiles.append(
+            Tile("mountain" if mountain else "meadow", frozenset(squares), frozenset(holes))
+        )
     cleared = sorted(s for t in tiles for s in t.holes if s in burrows)
     marmots = frozenset(s for s in cleared if rng.random() < 0.35)
     return MeadowState(burrows, tuple(tiles), marmots)
@@ -181,7 +191,12 @@ def random_state(seed: int) -> MeadowState:
 def _square_box(r: int, c: int, ppm: float) -> tuple[int, int, int, int]:
     x0 = (MARGIN + c * SQUARE) * ppm
     y0 = (HEADER + r * SQUARE) * ppm
-    return int(round(x0)), int(round(y0)), int(round(x0 + SQUARE * ppm)), int(round(y0 + SQUARE * ppm))
+    return (
+        int(round(x0)),
+        int(round(y0)),
+        int(round(x0 + SQUARE * ppm)),
+        int(round(y0 + SQUARE * ppm)),
+    )
 
 
 def board_texture(
@@ -200,29 +215,89 @@ def board_texture(
         axes = (int(rng.uniform(20, 80)), int(rng.uniform(10, 40)))
         cv2.ellipse(wash, centre, axes, float(rng.uniform(0, 180)), 0, 360, 1.0, -1)
         wash = cv2.GaussianBlur(wash, (0, 0), 8)
-        washes += wash[..., None] * (np.array((205, 220, 240), np.float32) - snow) * rng.uniform(0.3, 0.7)
+        washes += (
+            wash[..., None] * (np.array((205, 220, 240), np.float32) - snow) * rng.uniform(0.3, 0.7)
+        )
     img += cv2.resize(washes, (w, h), interpolation=cv2.INTER_LINEAR)
     out = np.clip(img, 0, 255).astype(np.uint8)
     line = max(1, int(round(0.6 * ppm)))
     for r in range(GRID_ROWS + 1):
         y = int(round((HEADER + r * SQUARE) * ppm))
-        cv2.line(out, (int(MARGIN * ppm), y), (int((WIDTH - MARGIN) * ppm), y), GRID_LINE, line, cv2.LINE_AA)
+        cv2.line(
+            out,
+            (int(MARGIN * ppm), y),
+            (int((WIDTH - MARGIN) * ppm), y),
+            GRID_LINE,
+            line,
+            cv2.LINE_AA,
+        )
     for c in range(GRID_COLS + 1):
         x = int(round((MARGIN + c * SQUARE) * ppm))
-        cv2.line(out, (x, int(HEADER * ppm)), (x, int((HEIGHT - MARGIN) * ppm)), GRID_LINE, line, cv2.LINE_AA)
+        cv2.line(
+            out,
+            (x, int(HEADER * ppm)),
+            (x, int((HEIGHT - MARGIN) * ppm)),
+            GRID_LINE,
+            line,
+            cv2.LINE_AA,
+        )
     for r, c in state.burrows:
         x0, y0, x1, y1 = _square_box(r, c, ppm)
         cx, cy = (x0 + x1) // 2, (y0 + y1) // 2
         s = SQUARE * ppm
         jit = rng.uniform(0.9, 1.1)
-        cv2.ellipse(out, (cx, cy), (int(0.38 * s * jit), int(0.3 * s * jit)), 0, 0, 360, BURROW_MOUND, -1, cv2.LINE_AA)
-        cv2.ellipse(out, (cx, cy + int(0.03 * s)), (int(0.27 * s * jit), int(0.2 * s * jit)), 0, 0, 360, BURROW_HOLE, -1, cv2.LINE_AA)
+        cv2.ellipse(
+            out,
+            (cx, cy),
+            (int(0.38 * s * jit), int(0.3 * s * jit)),
+            0,
+            0,
+            360,
+            BURROW_MOUND,
+            -1,
+            cv2.LINE_AA,
+        )
+        cv2.ellipse(
+            out,
+            (cx, cy + int(0.03 * s)),
+            (int(0.27 * s * jit), int(0.2 * s * jit)),
+            0,
+            0,
+            360,
+            BURROW_HOLE,
+            -1,
+            cv2.LINE_AA,
+        )
     band = (int(3 * ppm), int(BAND[0] * ppm), int((WIDTH - 3) * ppm), int(BAND[1] * ppm))
     cv2.rectangle(out, band[:2], band[2:], BAND_COLOUR, -1, cv2.LINE_AA)
     mid, top, bottom = WIDTH / 2, BAND[0] + 2.5, BAND[1] - 2.5
-    arrow = np.array([[mid, top], [mid + 6, top + 6], [mid + 2, top + 6], [mid + 2, bottom], [mid - 2, bottom], [mid - 2, top + 6], [mid - 6, top + 6]]) * ppm
-    cv2.fillPoly(out, [np.round(arrow * 16).astype(np.int32)], (240, 240, 240), cv2.LINE_AA, shift=4)
-    cv2.putText(out, "SPRING MEADOW", (int(8 * ppm), int((BAND[1] - 4.5) * ppm)), cv2.FONT_HERSHEY_SIMPLEX, 0.22 * ppm, (236, 236, 236), max(1, int(0.6 * ppm)), cv2.LINE_AA)
+    arrow = (
+        np.array(
+            [
+                [mid, top],
+                [mid + 6, top + 6],
+                [mid + 2, top + 6],
+                [mid + 2, bottom],
+                [mid - 2, bottom],
+                [mid - 2, top + 6],
+                [mid - 6, top + 6],
+            ]
+        )
+        * ppm
+    )
+    cv2.fillPoly(
+        out, [np.round(arrow * 16).astype(np.int32)], (240, 240, 240), cv2.LINE_AA, shift=4
+    )
+    cv2.putText(
+        out,
+        "SPRING MEADOW",
+        (int(8 * ppm), int((BAND[1] - 4.5) * ppm)),
+        cv2.FONT_HERSHEY_SIMPLEX,
+        0.22 * ppm,
+        (236, 236, 236),
+        max(1, int(0.6 * ppm)),
+        cv2.LINE_AA,
+    )
     # Soft shadows of the tiles (2 mm up) and marmots on the print.
     shade = np.zeros((h, w), np.float32)
     along = -light[:2] / max(-light[2], 0.25)
@@ -230,17 +305,23 @@ def board_texture(
         for r, c in tile.squares:
             x0, y0, x1, y1 = _square_box(r, c, ppm)
             dx, dy = along * TILE_THICKNESS * ppm
-            cv2.rectangle(shade, (int(x0 + dx), int(y0 + dy)), (int(x1 + dx), int(y1 + dy)), 1.0, -1)
+            cv2.rectangle(
+                shade, (int(x0 + dx), int(y0 + dy)), (int(x1 + dx), int(y1 + dy)), 1.0, -1
+            )
     for r, c in state.marmots:
         x0, y0, x1, y1 = _square_box(r, c, ppm)
         cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
         end = (cx + along[0] * MARMOT_HEIGHT * ppm, cy + along[1] * MARMOT_HEIGHT * ppm)
-        cv2.line(shade, (int(cx), int(cy)), (int(end[0]), int(end[1])), 1.0, int(MARMOT_RADIUS * 2 * ppm))
+        cv2.line(
+            shade, (int(cx), int(cy)), (int(end[0]), int(end[1])), 1.0, int(MARMOT_RADIUS * 2 * ppm)
+        )
     shade = cv2.GaussianBlur(shade, (0, 0), 1.0 * ppm)
     return out.astype(np.float32) * (1 - 0.45 * shade[..., None])
 
 
-def tile_texture(state: MeadowState, ppm: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def tile_texture(
+    state: MeadowState, ppm: float, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
     """The tiles' top faces (float RGB) and their coverage (0..1), holes cut out."""
     w, h = int(math.ceil(WIDTH * ppm)), int(math.ceil(HEIGHT * ppm))
     rgb = np.zeros((h, w, 3), np.float32)
@@ -266,8 +347,17 @@ def tile_texture(state: MeadowState, ppm: float, rng: np.random.Generator) -> tu
             ys, xs = np.nonzero(mask)
             for _ in range(int(len(tile.squares) * rng.uniform(2, 6))):
                 k = int(rng.integers(len(xs)))
-                col = [(245, 245, 240), (240, 215, 60), (230, 140, 190), (170, 130, 220)][int(rng.integers(4))]
-                cv2.circle(rgb, (int(xs[k]), int(ys[k])), max(1, int(rng.uniform(0.6, 1.3) * ppm)), col, -1, cv2.LINE_AA)
+                col = [(245, 245, 240), (240, 215, 60), (230, 140, 190), (170, 130, 220)][
+                    int(rng.integers(4))
+                ]
+                cv2.circle(
+                    rgb,
+                    (int(xs[k]), int(ys[k])),
+                    max(1, int(rng.uniform(0.6, 1.3) * ppm)),
+                    col,
+                    -1,
+                    cv2.LINE_AA,
+                )
         for r, c in tile.holes:
             x0, y0, x1, y1 = _square_box(r, c, ppm)
             centre = ((x0 + x1) // 2, (y0 + y1) // 2)
@@ -277,7 +367,9 @@ def tile_texture(state: MeadowState, ppm: float, rng: np.random.Generator) -> tu
     return rgb, alpha
 
 
-def paste_layer(canvas: Canvas, rgb: np.ndarray, alpha: np.ndarray, plane: np.ndarray, ppm: float) -> None:
+def paste_layer(
+    canvas: Canvas, rgb: np.ndarray, alpha: np.ndarray, plane: np.ndarray, ppm: float
+) -> None:
     """Draw a partly transparent flat layer (board mm at ``ppm``) through ``plane``."""
     to_mm = np.array([[1 / ppm, 0, 0.5 / ppm], [0, 1 / ppm, 0.5 / ppm], [0, 0, 1.0]])
     size = (canvas.image.shape[1], canvas.image.shape[0])
@@ -287,17 +379,40 @@ def paste_layer(canvas: Canvas, rgb: np.ndarray, alpha: np.ndarray, plane: np.nd
     if not len(xs):
         return
     y0, y1, x0, x1 = ys.min(), ys.max() + 1, xs.min(), xs.max() + 1
-    warped = cv2.warpPerspective(np.clip(rgb, 0, 255).astype(np.uint8), m, size, flags=cv2.INTER_LINEAR)
+    warped = cv2.warpPerspective(
+        np.clip(rgb, 0, 255).astype(np.uint8), m, size, flags=cv2.INTER_LINEAR
+    )
     aa = a[y0:y1, x0:x1, None]
     region = canvas.image[y0:y1, x0:x1].astype(np.float32)
-    canvas.image[y0:y1, x0:x1] = np.round(warped[y0:y1, x0:x1] * aa + region * (1 - aa)).astype(np.uint8)
+    canvas.image[y0:y1, x0:x1] = np.round(warped[y0:y1, x0:x1] * aa + region * (1 - aa)).astype(
+        np.uint8
+    )
 
 
-def draw_marmot(canvas: Canvas, camera: Camera, x: float, y: float, scene: render3d.Scene, light: np.ndarray, rng: np.random.Generator) -> None:
+def draw_marmot(
+    canvas: Canvas,
+    camera: Camera,
+    x: float,
+    y: float,
+    scene: render3d.Scene,
+    light: np.ndarray,
+    rng: np.random.Generator,
+) -> None:
     """A wooden marmot: a body and a smaller head, standing on the board."""
     albedo = np.array(MARMOT, np.float32) * rng.uniform(0.9, 1.1)
-    body = Token("marmot", x, y, 0.0, MARMOT_HEIGHT * 0.65, MARMOT_RADIUS, (0.05, 0.0, 0.0, 0.0), albedo)
-    head = Token("marmot", x + rng.uniform(-0.5, 0.5), y + rng.uniform(-0.5, 0.5), MARMOT_HEIGHT * 0.65, MARMOT_HEIGHT, MARMOT_RADIUS * 0.72, (0.03, 0.0, 0.0, 0.0), albedo * 1.05)
+    body = Token(
+        "marmot", x, y, 0.0, MARMOT_HEIGHT * 0.65, MARMOT_RADIUS, (0.05, 0.0, 0.0, 0.0), albedo
+    )
+    head = Token(
+        "marmot",
+        x + rng.uniform(-0.5, 0.5),
+        y + rng.uniform(-0.5, 0.5),
+        MARMOT_HEIGHT * 0.65,
+        MARMOT_HEIGHT,
+        MARMOT_RADIUS * 0.72,
+        (0.03, 0.0, 0.0, 0.0),
+        albedo * 1.05,
+    )
     draw_token(canvas, camera, body, light, scene.ambient, 255)
     draw_token(canvas, camera, head, light, scene.ambient, 255)
 
@@ -340,7 +455,13 @@ def as_seen(printed: list[str], orientation: str) -> list[str]:
     return ["".join(row) for row in grid]
 
 
-def render(state: MeadowState, scene: render3d.Scene, megapixels: float, seed: int, keep_image: bool = False) -> Sample:
+def render(
+    state: MeadowState,
+    scene: render3d.Scene,
+    megapixels: float,
+    seed: int,
+    keep_image: bool = False,
+) -> Sample:
     rng = np.random.default_rng([seed, _SALT, 3])
     size = render3d.photo_size(megapixels, portrait=rng.random() < 0.5)
     w, h = size
@@ -352,7 +473,9 @@ def render(state: MeadowState, scene: render3d.Scene, megapixels: float, seed: i
     canvas = Canvas(np.clip(table, 0, 255).astype(np.uint8), np.full((h, w), 255, np.uint8))
     render3d.draw_board_edge(canvas, camera, WIDTH, HEIGHT, scene, light)
     ppm = float(np.clip(1.3 * camera.K[0, 0] / camera.height, 2.0, 10.0))
-    paste_plane(canvas, board_texture(state, ppm, rng, light) * flat, camera.plane(0), ppm, WIDTH, HEIGHT)
+    paste_plane(
+        canvas, board_texture(state, ppm, rng, light) * flat, camera.plane(0), ppm, WIDTH, HEIGHT
+    )
     if state.tiles:
         rgb, alpha = tile_texture(state, ppm, rng)
         paste_layer(canvas, rgb * flat, alpha, camera.plane(TILE_THICKNESS), ppm)
@@ -363,13 +486,26 @@ def render(state: MeadowState, scene: render3d.Scene, megapixels: float, seed: i
     )
     for s in spots:
         x, y = s.centre
-        draw_marmot(canvas, camera, x + rng.uniform(-1, 1), y + rng.uniform(-1, 1), scene, light, rng)
+        draw_marmot(
+            canvas, camera, x + rng.uniform(-1, 1), y + rng.uniform(-1, 1), scene, light, rng
+        )
     jpeg, rgb_out = finish_photo(canvas.image.astype(np.float32), scene, rng)
     orientation = seen_orientation(camera)
-    return Sample(jpeg, state, camera, scene, seed, orientation, as_seen(state.codes(), orientation), rgb_out if keep_image else None)
+    return Sample(
+        jpeg,
+        state,
+        camera,
+        scene,
+        seed,
+        orientation,
+        as_seen(state.codes(), orientation),
+        rgb_out if keep_image else None,
+    )
 
 
-def sample(split: tuple[int, int], index: int, megapixels: float = 12.0, keep_image: bool = False) -> Sample:
+def sample(
+    split: tuple[int, int], index: int, megapixels: float = 12.0, keep_image: bool = False
+) -> Sample:
     """Photo ``index`` of a split."""
     seed = split[0] + index
     return render(random_state(seed), render3d.Scene.of(seed, _SALT), megapixels, seed, keep_image)
@@ -424,6 +560,8 @@ def grade(result: dict[str, Any] | None, truth: Sample) -> Grade:
             g.flagged += (r, c) in flagged
             g.silent += a != b and (r, c) not in flagged
             ok_all &= a == b
-    g.full_rows_right = int(full_lines(truth.rows, truth.orientation) == full_lines(player["rows"], truth.orientation))
+    g.full_rows_right = int(
+        full_lines(truth.rows, truth.orientation) == full_lines(player["rows"], truth.orientation)
+    )
     g.boards_right = int(ok_all)
     return g

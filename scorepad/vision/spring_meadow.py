@@ -108,9 +108,18 @@ class Plane:
             photo, m, (w, h), flags=cv2.WARP_INVERSE_MAP | cv2.INTER_AREA
         ).astype(np.float32)
         parts = [
-            rect[int((HEIGHT - MARGIN + 2) * PPM) : int((HEIGHT - 2) * PPM), int(3 * PPM) : int((WIDTH - 3) * PPM)],
-            rect[int(HEADER * PPM) : int((HEIGHT - MARGIN) * PPM), int(2 * PPM) : int((MARGIN - 2) * PPM)],
-            rect[int(HEADER * PPM) : int((HEIGHT - MARGIN) * PPM), int((WIDTH - MARGIN + 2) * PPM) : int((WIDTH - 2) * PPM)],
+            rect[
+                int((HEIGHT - MARGIN + 2) * PPM) : int((HEIGHT - 2) * PPM),
+                int(3 * PPM) : int((WIDTH - 3) * PPM),
+            ],
+            rect[
+                int(HEADER * PPM) : int((HEIGHT - MARGIN) * PPM),
+                int(2 * PPM) : int((MARGIN - 2) * PPM),
+            ],
+            rect[
+                int(HEADER * PPM) : int((HEIGHT - MARGIN) * PPM),
+                int((WIDTH - MARGIN + 2) * PPM) : int((WIDTH - 2) * PPM),
+            ],
         ]
         pixels = np.concatenate([p.reshape(-1, 3) for p in parts])
         bright = pixels[pixels.sum(axis=1) >= np.percentile(pixels.sum(axis=1), 40)]
@@ -140,13 +149,11 @@ _RINGS = {
 def square_features(plane: Plane) -> np.ndarray:
     """One row of measurements per square (row-major, printed frame): per ring, the mean
     and spread of the four colour features, and how dark and how green it is."""
-    centres = np.array(
-        [Square(r, c).centre for r in range(GRID_ROWS) for c in range(GRID_COLS)]
-    )
+    centres = np.array([Square(r, c).centre for r in range(GRID_ROWS) for c in range(GRID_COLS)])
     blocks = []
     for offsets in _RINGS.values():
         pts = (centres[:, None, :] + offsets[None, :, :]) * PPM - 0.5
-        n, k = pts.shape[:2]
+        _n, _k = pts.shape[:2]
         vals = cv2.remap(
             plane.features,
             pts[..., 0].astype(np.float32),
@@ -236,7 +243,12 @@ class Recognition:
             r, c = divmod(i, GRID_COLS)
             tr, tc = sm.turn_square((r, c), "vertical", self.orientation)  # type: ignore[arg-type]
             confidence.append(
-                {"row": tr, "col": tc, "p": round(float(p), 3), "flagged": bool(p < self.flag_below)}
+                {
+                    "row": tr,
+                    "col": tc,
+                    "p": round(float(p), 3),
+                    "flagged": bool(p < self.flag_below),
+                }
             )
         confidence.sort(key=lambda x: (x["row"], x["col"]))
         return {
@@ -292,7 +304,9 @@ def recognize_spring_meadow(image_bytes: bytes, layout: Any = None) -> dict[str,
     return analyse(image_bytes, layout).to_json()
 
 
-def recognize_spring_meadow_layout(image_bytes: bytes, name: str = "photographed side") -> dict[str, Any]:
+def recognize_spring_meadow_layout(
+    image_bytes: bytes, name: str = "photographed side"
+) -> dict[str, Any]:
     """The burrow layout of a board side photographed before play: ``{"layout": {"name",
     "orientation": "vertical", "rows"}, "confidence", "burrows", "seconds"}`` with ``o`` on
     every printed burrow (in the printed frame, arrow up). A square under a tile cannot

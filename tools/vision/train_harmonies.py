@@ -27,14 +27,16 @@ from typing import Any
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-import numpy as np  # noqa: E402
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from scorepad.vision import boards  # noqa: E402
+from scorepad.vision import (  # noqa: E402  (after the sys.path set-up above)
+    boards,
+    render3d,
+)
 from scorepad.vision import harmonies as hv  # noqa: E402
-from scorepad.vision import render3d  # noqa: E402
 from scorepad.vision.decode import PhotoError, decode  # noqa: E402
 
 CACHE = Path("/tmp/scorepad-harmonies-readings")
@@ -116,7 +118,9 @@ def datasets(rows: list[dict[str, Any]]) -> dict[str, tuple[np.ndarray, np.ndarr
     """Inputs and labels of each model."""
     feats = [hv.features(r["reading"]) for r in rows]
     tops = [r["stack"][-1] if r["stack"] else "empty" for r in rows]
-    out: dict[str, tuple[list[Any], list[Any]]] = {k: ([], []) for k in hv.Models.__annotations__ if k != "flag_below"}
+    out: dict[str, tuple[list[Any], list[Any]]] = {
+        k: ([], []) for k in hv.Models.__annotations__ if k != "flag_below"
+    }
     for f, top, r in zip(feats, tops, rows, strict=True):
         out["top"][0].append(f["top"])
         out["top"][1].append(top)
@@ -132,7 +136,12 @@ def datasets(rows: list[dict[str, Any]]) -> dict[str, tuple[np.ndarray, np.ndarr
     return {k: (np.array(x), np.array(y)) for k, (x, y) in out.items()}
 
 
-SHAPES = {"top": ((32,), 1e-3), "height": ((96, 48), 3e-3), "under": ((16,), 1e-2), "cube": ((24,), 1e-3)}
+SHAPES = {
+    "top": ((32,), 1e-3),
+    "height": ((96, 48), 3e-3),
+    "under": ((16,), 1e-2),
+    "cube": ((24,), 1e-3),
+}
 
 
 def flag_threshold(models: hv.Models, rows: list[dict[str, Any]], silent: float) -> float:

@@ -26,7 +26,7 @@ from typing import Any
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-import numpy as np  # noqa: E402
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -49,7 +49,14 @@ def labels(state: synth.MeadowState) -> list[str]:
             if code == sm.SNOW:
                 out.append("hole" if (r, c) in holes else "snow")
             else:
-                out.append({sm.COVERED: "covered", sm.OPEN: "open", sm.CLEARED: "cleared", sm.MARMOT: "marmot"}[code])
+                out.append(
+                    {
+                        sm.COVERED: "covered",
+                        sm.OPEN: "open",
+                        sm.CLEARED: "cleared",
+                        sm.MARMOT: "marmot",
+                    }[code]
+                )
     return out
 
 
@@ -79,7 +86,9 @@ def photo_rows(args: tuple[tuple[int, int], int, float]) -> dict[str, Any] | Non
     return out
 
 
-def collect(split: tuple[int, int], count: int, megapixels: float = 3.0) -> tuple[np.ndarray, np.ndarray]:
+def collect(
+    split: tuple[int, int], count: int, megapixels: float = 3.0
+) -> tuple[np.ndarray, np.ndarray]:
     with Pool(2) as pool:
         parts = pool.map(photo_rows, [(split, i, megapixels) for i in range(count)], chunksize=2)
     kept = [p for p in parts if p is not None]
@@ -135,7 +144,10 @@ def main() -> None:
             threshold = float(conf[i])
             break
         remaining -= int(wrong[i])
-    print(f"square accuracy {1 - wrong.mean():.4f}, T {t:.2f}, flag below {threshold:.3f}, flagged {np.mean(conf < threshold):.4f}")
+    print(
+        f"square accuracy {1 - wrong.mean():.4f}, T {t:.2f}, flag below {threshold:.3f}, "
+        f"flagged {np.mean(conf < threshold):.4f}"
+    )
     arrays["flag_below"] = np.asarray(threshold)
     sv.MODEL_FILE.parent.mkdir(exist_ok=True)
     np.savez_compressed(sv.MODEL_FILE, **arrays)
