@@ -124,6 +124,7 @@ class HexReading:
     parallax: float  # mm of image lift per mm of height here (how well height can be seen)
     scores: dict[str, float] = field(default_factory=dict)
     profile: np.ndarray | None = None  # the foot-edge profile (see read_hex)
+    probes: np.ndarray | None = None  # where the profile looked: steps x arc x in/out x xy
 
 
 class Plane:
@@ -153,12 +154,7 @@ class Plane:
     def pixels_per_mm(self) -> float:
         """The photo's resolution on the board (pixels per mm, near the board's centre)."""
         h = self.camera.plane(0)
-        c = np.array(
-            [
-                [self.board.width / 2, self.board.height / 2],
-                [self.board.width / 2 + 1, self.board.height / 2],
-            ]
-        )
+        c = np.array([[self.board.width / 2, self.board.height / 2], [self.board.width / 2 + 1, self.board.height / 2]])
         p = boards.apply(h, c)
         return float(np.linalg.norm(p[1] - p[0]))
 
@@ -325,8 +321,11 @@ def read_hex(plane: Plane, h: Hex, force_top: np.ndarray | None = None) -> HexRe
     top, top_radius, rim_share = fit_top(plane, top, colour, radius)
     if force_top is not None:
         top = force_top
-    disc = plane.sample(top + _DISC * TOKEN_RADIUS * 0.8)
-    far = np.linalg.norm(disc - colour, axis=1) > 25
+    cube = cube_evidence(plane, top, colour)
+    # The apparent lift: how far the top sits from the hex centre, along the line from
+    # the nadir (where height moves it) and across it (where only placement does).
+    offset = top - centre
+    per_token = max(dist * (lift(TOKEN_THICKNESS) - 1), 1e-3)
 
     # The foot-edge profile, along the line from the top towards the nadir.
     to_top = top - nadir
@@ -342,7 +341,9 @@ def read_hex(plane: Plane, h: Hex, force_top: np.ndarray | None = None) -> HexRe
     profile = []
     for c in (ci, co):
         chroma, light = _log_colour(c)
-        board = np.sqrt(np.minimum((chroma**2).sum(-1), ((chroma - _OUTLINE_CHROMA) ** 2).sum(-1)))
+        board = np.sqrt(
+            np.minimum((chroma**2).sum(-1), ((chroma - _OUTLINE_CHROMA) ** 2).sum(-1))
+        )
         like_top = np.sqrt(((chroma - t_chroma) ** 2).sum(-1))
         profile += [
             np.median(board, axis=1),
@@ -364,11 +365,50 @@ def read_hex(plane: Plane, h: Hex, force_top: np.ndarray | None = None) -> HexRe
         colour,
         band,
         band_ratio,
-        float(far.mean()),
+        cube["odd"],
         parallax,
-        {"pixels_per_token": pixels, "radius": top_radius, "rim": rim_share},
+        {
+            "pixels_per_token": pixels,
+            "radius": top_radius,
+            "rim": rim_share,
+            "lift": float(offset @ u),
+            "across": float(offset @ v),
+            "lift_tokens": float(np.clip(offset @ u / per_token, -6, 8)),
+            "per_token": per_token,
+            **cube,
+        },
         np.concatenate(profile).astype(np.float32),
+        np.stack([inner, outer], axis=2).astype(np.float32),
     )
+
+
+_GRID = np.stack(np.meshgrid(np.arange(-10, 10.1, 1.0), np.arange(-10, 10.1, 1.0)), -1).reshape(-1, 2)
+_GRID = _GRID[np.hypot(_GRID[:, 0], _GRID[:, 1]) <= 10.0]
+_GOLD_CHROMA = np.array([0.47, 0.25, -0.72])  # log chromaticity of the golden cubes on cream
+
+
+def cube_evidence(plane: Plane, top: np.ndarray, colour: np.ndarray) -> dict[str, float]:
+    """What else stands on the top face: on a 1 mm grid over its inner part, the share of
+    points unlike the top's colour, of golden points, of light neutral points (the spirit
+    cube), and how strongly those points cluster (a cube is one compact patch)."""
+    pts = plane.sample(top + _GRID)
+    chroma, light = _log_colour(pts)
+    t_chroma, t_light = _log_colour(colour)
+    d = np.sqrt(((chroma - t_chroma) ** 2).sum(-1) / 0.1**2 + (light - t_light) ** 2 / 0.15**2)
+    odd = d > 3
+    gold = ((chroma - _GOLD_CHROMA) ** 2).sum(-1) < 0.12**2
+    white = (np.abs(chroma).max(-1) < 0.06) & (light > t_light + 0.25)
+    if odd.sum() >= 2:
+        spread = float(np.linalg.norm(_GRID[odd] - _GRID[odd].mean(axis=0), axis=1).mean())
+    else:
+        spread = 10.0
+    return {
+        "odd": float(odd.mean()),
+        "gold": float((gold & odd).mean()),
+        "white": float((white & odd).mean()),
+        "cube_spread": spread / 10,
+        "cube_contrast": float(np.percentile(d, 90)) / 10,
+    }
 
 
 _BAND_ARC = np.radians([-50.0, -30.0, -10.0, 10.0, 30.0, 50.0])
@@ -385,7 +425,9 @@ def side_bands(plane: Plane, top: np.ndarray, tokens: int) -> tuple[np.ndarray, 
     ut = to_top / max(float(np.linalg.norm(to_top)), 1e-6)
     vt = np.array([-ut[1], ut[0]])
     foot = nadir + to_top * (zc - tokens * TOKEN_THICKNESS) / zc
-    rim = foot + TOKEN_RADIUS * (-np.cos(_BAND_ARC)[:, None] * ut + np.sin(_BAND_ARC)[:, None] * vt)
+    rim = foot + TOKEN_RADIUS * (
+        -np.cos(_BAND_ARC)[:, None] * ut + np.sin(_BAND_ARC)[:, None] * vt
+    )
     colours = []
     for z in (0.5 * TOKEN_THICKNESS, (tokens - 0.5) * TOKEN_THICKNESS):
         k = zc / (zc - z)
@@ -403,21 +445,55 @@ def features(r: HexReading) -> dict[str, np.ndarray]:
     chroma, light = _log_colour(r.colour)
     assert r.profile is not None and r.band is not None and r.band_ratio is not None
     band_chroma, band_light = _log_colour(r.band)
+    sc = r.scores
     geometry = [
         r.parallax,
-        r.scores["pixels_per_token"] / 10,
-        r.scores["radius"] - TOKEN_RADIUS,
-        r.scores["rim"],
+        sc["pixels_per_token"] / 10,
+        sc["radius"] - TOKEN_RADIUS,
+        sc["rim"],
+        sc["lift"],
+        sc["across"],
+        sc["lift_tokens"],
+        math.log(sc["per_token"]),
     ]
-    top = np.concatenate([chroma, [light, r.circle / 100, r.cube, r.scores["rim"]]])
+    top = np.concatenate([chroma, [light, r.circle / 100, r.cube, sc["rim"]]])
+    cube = [sc["gold"], sc["white"], sc["cube_spread"], sc["cube_contrast"]]
     return {
         "top": top.astype(np.float32),
         "height": np.concatenate([r.profile, geometry, chroma, [light]]).astype(np.float32),
         "under": np.concatenate([band_chroma, [band_light], r.band_ratio, geometry[:2]]).astype(
             np.float32
         ),
-        "cube": np.concatenate([top, geometry[:2]]).astype(np.float32),
+        "cube": np.concatenate([top, cube, geometry[:2]]).astype(np.float32),
     }
+
+
+def photo_context(readings: list[HexReading], top_model: boards.Mlp) -> dict[Hex, np.ndarray]:
+    """What each hex's height reading needs from the rest of the photo.
+
+    * Occlusion: which of its foot-edge probes fall on another hex's top (a taller stack
+      nearer the camera's nadir leans over this stack's foot), per height step, inside and
+      outside the rim.
+    * Calibration: the apparent lift, in tokens, of the blue and yellow tops (always one
+      token high) across the photo; it corrects a camera height measured poorly."""
+    tops = np.array([r.top_centre for r in readings])
+    radii = np.array([r.scores["radius"] for r in readings]) + 0.3
+    colours = np.array([features(r)["top"] for r in readings])
+    p = top_model.probabilities(colours)
+    index = {c: i for i, c in enumerate(top_model.classes)}
+    single = p[:, index["blue"]] + p[:, index["yellow"]] > 0.9
+    lifts = np.array([r.scores["lift_tokens"] for r in readings])
+    calibration = [float(np.median(lifts[single])) if single.any() else 1.0, min(int(single.sum()), 10) / 10]
+    out = {}
+    for i, r in enumerate(readings):
+        assert r.probes is not None
+        probes = r.probes.reshape(-1, 2)
+        d = np.linalg.norm(probes[:, None, :] - tops[None, :, :], axis=2)
+        d[:, i] = np.inf
+        hidden = (d < radii[None, :]).any(axis=1).reshape(r.probes.shape[:3])
+        occluded = hidden.mean(axis=1)  # steps x (inside, outside)
+        out[r.hex] = np.concatenate([occluded.ravel(), calibration]).astype(np.float32)
+    return out
 
 
 #: Colours whose stacks come in more than one height, and the heights they come in.
@@ -457,27 +533,32 @@ def load_models() -> Models:
     )
 
 
-def height_input(f: dict[str, np.ndarray], top: str) -> np.ndarray:
-    """The height model's input: the measurements and which colour is on top."""
-    return np.concatenate([f["height"], [top == c for c in ("grey", "green", "brown", "red")]])
+def height_input(f: dict[str, np.ndarray], top: str, context: np.ndarray) -> np.ndarray:
+    """The height model's input: the measurements, what the rest of the photo says
+    (``photo_context``) and which colour is on top."""
+    return np.concatenate(
+        [f["height"], context, [top == c for c in ("grey", "green", "brown", "red")]]
+    )
 
 
 def stack_probabilities(
-    f: dict[str, np.ndarray], models: Models
+    f: dict[str, np.ndarray], models: Models, context: np.ndarray
 ) -> tuple[dict[tuple[str, ...], float], float]:
     """Every legal stack (and the empty hex) with its probability, and the probability of a
     cube. The legal stacks tie the three models together: a stack is its top colour, its
     height (fixed for blue and yellow), and for a two-token building what lies under it."""
     top_p = dict(zip(models.top.classes, models.top.probabilities(f["top"])[0], strict=True))
     out: dict[tuple[str, ...], float] = {(): top_p.get("empty", 0.0)}
-    under = dict(zip(models.under.classes, models.under.probabilities(f["under"])[0], strict=True))
+    under = dict(
+        zip(models.under.classes, models.under.probabilities(f["under"])[0], strict=True)
+    )
     for colour in COLOURS:
         pc = top_p.get(colour, 0.0)
         heights = HEIGHTS[colour]
         if len(heights) == 1:
             out[(colour,)] = pc
             continue
-        hp = models.height.probabilities(height_input(f, colour))[0]
+        hp = models.height.probabilities(height_input(f, colour, context))[0]
         hmap = {int(c): p for c, p in zip(models.height.classes, hp, strict=True)}
         total = sum(hmap.get(j, 0.0) for j in heights) or 1.0
         for stack in LEGAL_STACKS:
@@ -536,9 +617,10 @@ def analyse(image_bytes: bytes, side: str | None = None) -> Recognition:
     plane = Plane(photo, located)
     readings = [read_hex(plane, h) for h in board_hexes(located.spec.name)]
     models = load_models()
+    context = photo_context(readings, models.top)
     stacks, cubes, p = {}, {}, {}
     for r in readings:
-        probs, cube = stack_probabilities(features(r), models)
+        probs, cube = stack_probabilities(features(r), models, context[r.hex])
         best = max(probs, key=lambda s: probs[s])
         stacks[r.hex] = best
         cubes[r.hex] = bool(best) and cube >= 0.5

@@ -94,7 +94,7 @@ def fit(x: np.ndarray, y: np.ndarray, hidden: tuple[int, ...], alpha: float) -> 
     scaler = StandardScaler().fit(x)
     scaler.scale_[scaler.scale_ < 1e-6] = 1.0
     model = MLPClassifier(
-        hidden, alpha=alpha, max_iter=800, early_stopping=False, random_state=0
+        hidden, alpha=alpha, max_iter=800, early_stopping=len(y) > 2000, random_state=0
     ).fit(scaler.transform(x), y)
     return model, scaler
 
@@ -114,18 +114,33 @@ def temperature(model: Any, scaler: Any, x: np.ndarray, y: np.ndarray) -> float:
     return best[1]
 
 
-def datasets(rows: list[dict[str, Any]]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """Inputs and labels of each model."""
+def contexts(rows: list[dict[str, Any]], top_model: boards.Mlp) -> list[np.ndarray]:
+    """Each row's photo context (hexes of one photo read together, as in analyse)."""
+    by_photo: dict[int, list[int]] = {}
+    for i, r in enumerate(rows):
+        by_photo.setdefault(r["photo"], []).append(i)
+    out: list[np.ndarray] = [np.zeros(0)] * len(rows)
+    for members in by_photo.values():
+        ctx = hv.photo_context([rows[i]["reading"] for i in members], top_model)
+        for i in members:
+            out[i] = ctx[rows[i]["hex"]]
+    return out
+
+
+def datasets(
+    rows: list[dict[str, Any]], top_model: boards.Mlp | None
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Inputs and labels of each model (the height model needs the top model first)."""
     feats = [hv.features(r["reading"]) for r in rows]
     tops = [r["stack"][-1] if r["stack"] else "empty" for r in rows]
-    out: dict[str, tuple[list[Any], list[Any]]] = {
-        k: ([], []) for k in hv.Models.__annotations__ if k != "flag_below"
-    }
-    for f, top, r in zip(feats, tops, rows, strict=True):
+    ctx = contexts(rows, top_model) if top_model is not None else None
+    names = ("top", "height", "under", "cube")
+    out: dict[str, tuple[list[Any], list[Any]]] = {k: ([], []) for k in names}
+    for i, (f, top, r) in enumerate(zip(feats, tops, rows, strict=True)):
         out["top"][0].append(f["top"])
         out["top"][1].append(top)
-        if top in hv.HEIGHTS and len(hv.HEIGHTS[top]) > 1:
-            out["height"][0].append(hv.height_input(f, top))
+        if ctx is not None and top in hv.HEIGHTS and len(hv.HEIGHTS[top]) > 1:
+            out["height"][0].append(hv.height_input(f, top, ctx[i]))
             out["height"][1].append(str(len(r["stack"])))
         if r["stack"] and r["stack"][-1] == "red" and len(r["stack"]) == 2:
             out["under"][0].append(f["under"])
@@ -138,7 +153,7 @@ def datasets(rows: list[dict[str, Any]]) -> dict[str, tuple[np.ndarray, np.ndarr
 
 SHAPES = {
     "top": ((32,), 1e-3),
-    "height": ((96, 48), 3e-3),
+    "height": ((64, 32), 1e-2),
     "under": ((16,), 1e-2),
     "cube": ((24,), 1e-3),
 }
@@ -148,8 +163,9 @@ def flag_threshold(models: hv.Models, rows: list[dict[str, Any]], silent: float)
     """The lowest probability a hex may have and stay unflagged, so that at most ``silent``
     of the validation hexes are wrong without a flag."""
     scored = []
-    for r in rows:
-        probs, cube = hv.stack_probabilities(hv.features(r["reading"]), models)
+    ctx = contexts(rows, models.top)
+    for r, c in zip(rows, ctx, strict=True):
+        probs, cube = hv.stack_probabilities(hv.features(r["reading"]), models, c)
         best = max(probs, key=lambda s: probs[s])
         p = probs[best] * (max(cube, 1 - cube) if best else 1.0)
         right = best == r["stack"] and (not best or (cube >= 0.5) == r["cube"])
@@ -175,15 +191,18 @@ def main() -> None:
     print(f"{len(train)} training hexes ({time.time() - start:.0f} s)")
     validation = collect(render3d.VALIDATION, args.validation)
     print(f"{len(validation)} validation hexes ({time.time() - start:.0f} s)")
-    tr, va = datasets(train), datasets(validation)
     arrays: dict[str, np.ndarray] = {}
+    top_model = None
     for name, (hidden, alpha) in SHAPES.items():
+        tr, va = datasets(train, top_model), datasets(validation, top_model)
         x, y = tr[name]
         model, scaler = fit(x, y, hidden, alpha)
         xv, yv = va[name]
         t = temperature(model, scaler, xv, yv)
         arrays.update(boards.export_mlp(model, scaler, name, t))
         mlp = boards.Mlp(arrays, name)
+        if name == "top":
+            top_model = mlp
         pred = np.array(mlp.classes)[mlp.probabilities(xv).argmax(axis=1)]
         acc = float(np.mean(pred == yv.astype(str)))
         print(f"{name}: {len(y)} train, {len(yv)} validation, accuracy {acc:.4f}, T {t:.2f}")

@@ -99,7 +99,9 @@ def temperature(mlp: boards.Mlp, x: np.ndarray, y: np.ndarray) -> float:
     index = {c: i for i, c in enumerate(mlp.classes)}
     cols = np.array([index[str(v)] for v in y])
     best = (1e18, 1.0)
-    for t in np.exp(np.linspace(np.log(0.4), np.log(4.0), 40)):
+    # Never sharper than the network itself: with few validation errors the likelihood
+    # would keep rewarding overconfidence.
+    for t in np.exp(np.linspace(np.log(1.0), np.log(4.0), 30)):
         mlp.temperature = float(t)
         p = mlp.probabilities(x)[np.arange(len(y)), cols]
         best = min(best, (-float(np.log(np.maximum(p, 1e-9)).sum()), float(t)))
@@ -129,7 +131,9 @@ def main() -> None:
     t = temperature(mlp, xv, yv)
     arrays = boards.export_mlp(model, scaler, "squares", t)
     # Squares are right when their code is (snow seen through a hole is still snow).
-    p = sv.constrain(_codes(mlp, xv), None)
+    squares = sv.GRID_ROWS * sv.GRID_COLS  # the constraints apply board by board
+    codes = _codes(mlp, xv)
+    p = np.concatenate([sv.constrain(codes[i : i + squares], None) for i in range(0, len(codes), squares)])
     best = p.argmax(axis=1)
     got = np.array([sv.CODE_ORDER[k] for k in best])
     want = np.array([sv.CODE[c] for c in yv])
@@ -144,6 +148,8 @@ def main() -> None:
             threshold = float(conf[i])
             break
         remaining -= int(wrong[i])
+    # A square the model gives less than 90 % is worth a look in any case.
+    threshold = max(threshold, 0.9)
     print(
         f"square accuracy {1 - wrong.mean():.4f}, T {t:.2f}, flag below {threshold:.3f}, "
         f"flagged {np.mean(conf < threshold):.4f}"

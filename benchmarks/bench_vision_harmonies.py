@@ -1,0 +1,130 @@
+"""Benchmark of Harmonies photo recognition on the frozen synthetic test set (issue 8).
+
+    nice -n 10 .venv/bin/python benchmarks/bench_vision_harmonies.py [--photos 200]
+
+The test photos are 12 MP JPEGs from the TEST seed range of ``scorepad.vision.render3d``:
+boards, scenes and cameras that training and calibration never saw (``docs/vision-boards.md``).
+They are generated once and cached in /tmp. Every recognition runs on one core. Prints:
+boards found (and side right), top colour accuracy, full stack accuracy (stack and cube
+right), cube accuracy, silent errors (wrong and not flagged), flagged hexes, boards right
+as they come, latency p50/p95 per 12 MP photo, and the peak memory of one recognition.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from multiprocessing import Pool
+from pathlib import Path
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from scorepad.vision import render3d  # noqa: E402
+from scorepad.vision.decode import PhotoError  # noqa: E402
+from scorepad.vision.harmonies import recognize_harmonies  # noqa: E402
+
+CACHE = Path("/tmp/scorepad-harmonies-test")
+MEGAPIXELS = 12.0
+
+
+def _make(index: int) -> Path:
+    path = CACHE / f"test-{index}.jpg"
+    truth = CACHE / f"test-{index}.json"
+    if not path.exists() or not truth.exists():
+        s = render3d.sample(render3d.TEST, index, MEGAPIXELS)
+        truth.write_text(json.dumps(s.truth()))
+        path.write_bytes(s.jpeg)
+    return path
+
+
+def photos(count: int) -> list[Path]:
+    """The frozen test photos (generated once from their seeds, then cached)."""
+    CACHE.mkdir(exist_ok=True)
+    with Pool(2) as pool:
+        return pool.map(_make, range(count), chunksize=2)
+
+
+def pct(a: float, b: float) -> str:
+    return f"{100 * a / max(b, 1):6.2f} %  ({a}/{b})"
+
+
+def peak_memory(path: Path) -> float:
+    """Peak resident memory (MB) of a fresh process recognising one photo."""
+    code = (
+        "import resource, sys\n"
+        "from scorepad.vision.harmonies import recognize_harmonies\n"
+        "recognize_harmonies(open(sys.argv[1], 'rb').read())\n"
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+    )
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(path)], capture_output=True, text=True, env=env, check=True
+    )
+    return int(out.stdout.strip()) / 1024
+
+
+class Truth:
+    """The stored truth of a test photo, shaped like a render3d.Sample for grading."""
+
+    def __init__(self, doc: dict[str, object]) -> None:
+        from scorepad.hexgrid import Hex
+
+        cells = doc["cells"]
+        assert isinstance(cells, list)
+        stacks = {Hex(c["q"], c["r"]): tuple(c["stack"]) for c in cells}
+        cubes = frozenset(Hex(c["q"], c["r"]) for c in cells if c.get("cube"))
+        self.state = render3d.BoardState(str(doc["side"]), stacks, cubes)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--photos", type=int, default=200)
+    parser.add_argument("--json", help="also write the figures to this file")
+    args = parser.parse_args()
+    cv2.setNumThreads(1)
+    paths = photos(args.photos)
+    total = render3d.Grade()
+    seconds = []
+    for path in paths:
+        truth = Truth(json.loads(path.with_suffix(".json").read_text()))
+        data = path.read_bytes()
+        start = time.perf_counter()
+        try:
+            result = recognize_harmonies(data)
+        except PhotoError:
+            result = None
+        seconds.append(time.perf_counter() - start)
+        total.add(render3d.grade(result, truth))  # type: ignore[arg-type]
+    g = total
+    p50, p95 = np.percentile(seconds, [50, 95])
+    print(f"== {args.photos} test photos ({MEGAPIXELS:.0f} MP, synthetic, TEST seeds)")
+    print(f"boards found            {pct(g.found, g.photos)}")
+    print(f"side right              {pct(g.side_right, g.photos)}")
+    print(f"top colour right        {pct(g.top_right, g.hexes)}")
+    print(f"full stack right        {pct(g.stack_right, g.hexes)}")
+    print(f"cube right              {pct(g.cube_right, g.hexes)}")
+    print(f"hexes right (all)       {pct(g.right, g.hexes)}")
+    print(f"silent errors           {pct(g.silent, g.hexes)}")
+    print(f"flagged hexes           {pct(g.flagged, g.hexes)}")
+    print(f"boards right as is      {pct(g.boards_right, g.photos)}")
+    print(f"latency 12 MP, one core p50 {p50:.3f} s  p95 {p95:.3f} s")
+    mb = peak_memory(paths[0])
+    print(f"peak memory, one 12 MP recognition (whole process): {mb:.0f} MB")
+    if args.json:
+        figures = {**g.__dict__, "p50": p50, "p95": p95, "peak_mb": mb}
+        Path(args.json).write_text(json.dumps(figures, indent=1, default=float))
+
+
+if __name__ == "__main__":
+    main()

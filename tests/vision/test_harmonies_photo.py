@@ -1,0 +1,183 @@
+"""Harmonies photos (issue 8): the pinhole camera and its parallax, the 3D renderer, board
+finding, and the recogniser's answer on a few seeded synthetic photos.
+
+Photos come from the VALIDATION seed range of ``render3d`` (the frozen TEST range belongs to
+the benchmark alone) and are small, so the whole file runs in seconds."""
+
+from __future__ import annotations
+
+import io
+import math
+from functools import lru_cache
+
+import numpy as np
+import pytest
+
+pytest.importorskip("cv2", reason="the vision extra is not installed")
+
+from PIL import Image  # noqa: E402
+
+from scorepad.games.harmonies import board_hexes, is_legal_stack  # noqa: E402
+from scorepad.hexgrid import Hex  # noqa: E402
+from scorepad.vision import boards, render3d  # noqa: E402
+from scorepad.vision import harmonies as hv  # noqa: E402
+from scorepad.vision.decode import PhotoError  # noqa: E402
+
+#: Photos the tests read: one per board side, cameras from nearly straight down to tilted.
+PHOTOS = (3, 7)
+
+
+@lru_cache(maxsize=4)
+def photo(index: int) -> render3d.Sample:
+    return render3d.sample(render3d.VALIDATION, index, megapixels=2.0)
+
+
+@lru_cache(maxsize=4)
+def recognised(index: int) -> dict[str, object]:
+    return hv.recognize_harmonies(photo(index).jpeg)
+
+
+def tilted_camera(tilt: float = 30.0) -> boards.Camera:
+    board = hv.board_print("A")
+    scene = render3d.Scene.of(5)
+    scene = render3d.Scene(**{**scene.__dict__, "tilt": tilt, "coverage": 0.7})
+    rng = np.random.default_rng(0)
+    return render3d.place_camera(scene, board.width, board.height, (1600, 1200), rng)
+
+
+# --- the camera ----------------------------------------------------------------------------
+
+
+def test_plane_homography_is_the_projection_at_that_height() -> None:
+    camera = tilted_camera()
+    points = np.array([[10.0, 20.0], [80.0, 150.0], [150.0, 5.0]])
+    for height in (0.0, 6.0, 18.0):
+        world = np.column_stack([points, np.full(3, -height)])
+        assert np.allclose(
+            boards.apply(camera.plane(height), points), camera.project(world), atol=1e-6
+        )
+
+
+def test_parallax_lifts_a_top_away_from_the_nadir_by_the_pinhole_factor() -> None:
+    """Seen on the board plane, a point at height z sits on the line from the nadir
+    through its foot, lifted by Zc / (Zc - z): the relation the recogniser relies on."""
+    camera = tilted_camera()
+    foot = np.array([60.0, 90.0])
+    for z in (6.0, 12.0, 18.0):
+        seen = camera.project(np.array([[*foot, -z]]))
+        on_board = boards.apply(np.linalg.inv(camera.plane(0)), seen)[0]
+        expected = camera.nadir + (foot - camera.nadir) * camera.height / (camera.height - z)
+        assert np.allclose(on_board, expected, atol=1e-6)
+
+
+def test_pose_from_the_board_outline_recovers_the_camera() -> None:
+    camera = tilted_camera(25.0)
+    board = hv.board_spec("B")
+    h = camera.plane(0)
+    found = boards.pose(h, camera.K, camera.size)
+    assert np.allclose(found.centre, camera.centre, atol=1e-6)
+    assert math.isclose(found.tilt, camera.tilt, abs_tol=1e-6)
+    del board
+
+
+def test_focal_length_is_measured_when_tilted_and_left_alone_when_frontal() -> None:
+    tilted = tilted_camera(30.0)
+    f = boards.estimate_focal(tilted.plane(0), tilted.size, aspect_known=True)
+    assert f is not None
+    assert abs(f / tilted.K[0, 0] - 1) < 0.01
+    frontal = tilted_camera(0.0)
+    assert boards.estimate_focal(frontal.plane(0), frontal.size, aspect_known=False) is None
+
+
+# --- the renderer --------------------------------------------------------------------------
+
+
+def test_random_boards_hold_legal_stacks_on_every_hex_of_their_side() -> None:
+    for seed in range(20):
+        state = render3d.random_board(seed)
+        assert set(state.stacks) == set(board_hexes(state.side))
+        assert all(is_legal_stack(s) for s in state.stacks.values())
+        assert all(state.stacks[h] for h in state.cubes)  # cubes stand on tokens
+
+
+def test_renders_are_seeded_jpegs_of_the_requested_size() -> None:
+    a = render3d.sample(render3d.VALIDATION, 11, megapixels=0.5)
+    b = render3d.sample(render3d.VALIDATION, 11, megapixels=0.5)
+    assert a.jpeg == b.jpeg
+    image = Image.open(io.BytesIO(a.jpeg))
+    assert image.format == "JPEG"
+    assert abs(image.size[0] * image.size[1] / 0.5e6 - 1) < 0.01
+
+
+def test_a_taller_stack_shows_a_wider_side_band() -> None:
+    """Only the stack's height changes between the two renders: the tall one covers more
+    of the photo (its side band), on the side facing the camera."""
+    state = render3d.random_board(4, side="A")
+    h = Hex(2, 0)
+    low = render3d.BoardState("A", {**state.stacks, h: ("grey",)}, frozenset())
+    high = render3d.BoardState("A", {**state.stacks, h: ("grey", "grey", "grey")}, frozenset())
+    scene = render3d.Scene(**{**render3d.Scene.of(4).__dict__, "tilt": 35.0, "noise": 0.0})
+    a = render3d.render(low, scene, 0.6, 4, keep_image=True)
+    b = render3d.render(high, scene, 0.6, 4, keep_image=True)
+    assert a.image is not None and b.image is not None
+    changed = np.abs(a.image.astype(int) - b.image.astype(int)).sum(axis=2) > 40
+    assert changed.sum() > 200
+
+
+def test_grading_the_truth_gives_every_hex_right() -> None:
+    s = photo(PHOTOS[0])
+    truth = {
+        "side": s.state.side,
+        "player": {"cells": s.state.cells()},
+        "confidence": [{"q": c["q"], "r": c["r"], "p": 1.0, "flagged": False} for c in s.state.cells()],
+    }
+    g = render3d.grade(truth, s)
+    assert g.right == g.hexes == len(board_hexes(s.state.side))
+    assert g.silent == 0
+
+
+# --- recognition ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("index", PHOTOS)
+def test_recognition_answers_the_board_file_shape(index: int) -> None:
+    result = recognised(index)
+    side = photo(index).state.side
+    assert result["game"] == "harmonies"
+    assert result["side"] == side
+    cells = result["player"]["cells"]  # type: ignore[index]
+    assert {Hex(c["q"], c["r"]) for c in cells} == set(board_hexes(side))
+    assert all(is_legal_stack(c["stack"]) for c in cells)
+    assert all(c["stack"] for c in cells if c.get("cube"))
+    confidence = result["confidence"]
+    assert isinstance(confidence, list) and len(confidence) == len(cells)
+    assert all(0 <= c["p"] <= 1 and isinstance(c["flagged"], bool) for c in confidence)
+
+
+@pytest.mark.parametrize("index", PHOTOS)
+def test_recognition_reads_the_tops_and_flags_what_it_gets_wrong(index: int) -> None:
+    s = photo(index)
+    g = render3d.grade(recognised(index), s)  # type: ignore[arg-type]
+    assert g.found == g.side_right == 1
+    assert g.top_right >= g.hexes - 1
+    assert g.stack_right >= g.hexes - 4
+    assert g.silent <= 1
+
+
+def test_a_photo_without_a_board_is_refused_in_one_line() -> None:
+    rng = np.random.default_rng(1)
+    noise = rng.integers(0, 255, (600, 800, 3), dtype=np.uint8)
+    buffer = io.BytesIO()
+    Image.fromarray(noise).save(buffer, format="PNG")
+    with pytest.raises(PhotoError, match="no Harmonies board"):
+        hv.recognize_harmonies(buffer.getvalue())
+
+
+def test_a_file_that_is_not_an_image_is_refused() -> None:
+    with pytest.raises(PhotoError):
+        hv.recognize_harmonies(b"certainly not a JPEG" * 10)
+
+
+def test_an_unknown_side_is_refused() -> None:
+    with pytest.raises(PhotoError, match="side"):
+        hv.recognize_harmonies(photo(PHOTOS[0]).jpeg, side="C")
