@@ -154,7 +154,12 @@ class Plane:
     def pixels_per_mm(self) -> float:
         """The photo's resolution on the board (pixels per mm, near the board's centre)."""
         h = self.camera.plane(0)
-        c = np.array([[self.board.width / 2, self.board.height / 2], [self.board.width / 2 + 1, self.board.height / 2]])
+        c = np.array(
+            [
+                [self.board.width / 2, self.board.height / 2],
+                [self.board.width / 2 + 1, self.board.height / 2],
+            ]
+        )
         p = boards.apply(h, c)
         return float(np.linalg.norm(p[1] - p[0]))
 
@@ -341,9 +346,7 @@ def read_hex(plane: Plane, h: Hex, force_top: np.ndarray | None = None) -> HexRe
     profile = []
     for c in (ci, co):
         chroma, light = _log_colour(c)
-        board = np.sqrt(
-            np.minimum((chroma**2).sum(-1), ((chroma - _OUTLINE_CHROMA) ** 2).sum(-1))
-        )
+        board = np.sqrt(np.minimum((chroma**2).sum(-1), ((chroma - _OUTLINE_CHROMA) ** 2).sum(-1)))
         like_top = np.sqrt(((chroma - t_chroma) ** 2).sum(-1))
         profile += [
             np.median(board, axis=1),
@@ -382,7 +385,9 @@ def read_hex(plane: Plane, h: Hex, force_top: np.ndarray | None = None) -> HexRe
     )
 
 
-_GRID = np.stack(np.meshgrid(np.arange(-10, 10.1, 1.0), np.arange(-10, 10.1, 1.0)), -1).reshape(-1, 2)
+_GRID = np.stack(np.meshgrid(np.arange(-10, 10.1, 1.0), np.arange(-10, 10.1, 1.0)), -1).reshape(
+    -1, 2
+)
 _GRID = _GRID[np.hypot(_GRID[:, 0], _GRID[:, 1]) <= 10.0]
 _GOLD_CHROMA = np.array([0.47, 0.25, -0.72])  # log chromaticity of the golden cubes on cream
 
@@ -425,9 +430,7 @@ def side_bands(plane: Plane, top: np.ndarray, tokens: int) -> tuple[np.ndarray, 
     ut = to_top / max(float(np.linalg.norm(to_top)), 1e-6)
     vt = np.array([-ut[1], ut[0]])
     foot = nadir + to_top * (zc - tokens * TOKEN_THICKNESS) / zc
-    rim = foot + TOKEN_RADIUS * (
-        -np.cos(_BAND_ARC)[:, None] * ut + np.sin(_BAND_ARC)[:, None] * vt
-    )
+    rim = foot + TOKEN_RADIUS * (-np.cos(_BAND_ARC)[:, None] * ut + np.sin(_BAND_ARC)[:, None] * vt)
     colours = []
     for z in (0.5 * TOKEN_THICKNESS, (tokens - 0.5) * TOKEN_THICKNESS):
         k = zc / (zc - z)
@@ -483,7 +486,10 @@ def photo_context(readings: list[HexReading], top_model: boards.Mlp) -> dict[Hex
     index = {c: i for i, c in enumerate(top_model.classes)}
     single = p[:, index["blue"]] + p[:, index["yellow"]] > 0.9
     lifts = np.array([r.scores["lift_tokens"] for r in readings])
-    calibration = [float(np.median(lifts[single])) if single.any() else 1.0, min(int(single.sum()), 10) / 10]
+    calibration = [
+        float(np.median(lifts[single])) if single.any() else 1.0,
+        min(int(single.sum()), 10) / 10,
+    ]
     out = {}
     for i, r in enumerate(readings):
         assert r.probes is not None
@@ -549,9 +555,7 @@ def stack_probabilities(
     height (fixed for blue and yellow), and for a two-token building what lies under it."""
     top_p = dict(zip(models.top.classes, models.top.probabilities(f["top"])[0], strict=True))
     out: dict[tuple[str, ...], float] = {(): top_p.get("empty", 0.0)}
-    under = dict(
-        zip(models.under.classes, models.under.probabilities(f["under"])[0], strict=True)
-    )
+    under = dict(zip(models.under.classes, models.under.probabilities(f["under"])[0], strict=True))
     for colour in COLOURS:
         pc = top_p.get(colour, 0.0)
         heights = HEIGHTS[colour]

@@ -15,13 +15,13 @@ import pytest
 
 pytest.importorskip("cv2", reason="the vision extra is not installed")
 
-from PIL import Image  # noqa: E402
+from PIL import Image
 
-from scorepad.games.harmonies import board_hexes, is_legal_stack  # noqa: E402
-from scorepad.hexgrid import Hex  # noqa: E402
-from scorepad.vision import boards, render3d  # noqa: E402
-from scorepad.vision import harmonies as hv  # noqa: E402
-from scorepad.vision.decode import PhotoError  # noqa: E402
+from scorepad.games.harmonies import board_hexes, is_legal_stack
+from scorepad.hexgrid import Hex
+from scorepad.vision import boards, render3d
+from scorepad.vision import harmonies as hv
+from scorepad.vision.decode import PhotoError
 
 #: Photos the tests read: one per board side, cameras from nearly straight down to tilted.
 PHOTOS = (3, 7)
@@ -129,7 +129,9 @@ def test_grading_the_truth_gives_every_hex_right() -> None:
     truth = {
         "side": s.state.side,
         "player": {"cells": s.state.cells()},
-        "confidence": [{"q": c["q"], "r": c["r"], "p": 1.0, "flagged": False} for c in s.state.cells()],
+        "confidence": [
+            {"q": c["q"], "r": c["r"], "p": 1.0, "flagged": False} for c in s.state.cells()
+        ],
     }
     g = render3d.grade(truth, s)
     assert g.right == g.hexes == len(board_hexes(s.state.side))

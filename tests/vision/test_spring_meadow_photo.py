@@ -12,13 +12,13 @@ import pytest
 
 pytest.importorskip("cv2", reason="the vision extra is not installed")
 
-from PIL import Image  # noqa: E402
+from PIL import Image
 
-from scorepad.boardfile import BoardError  # noqa: E402
-from scorepad.games import spring_meadow as sm  # noqa: E402
-from scorepad.vision import meadow_synth as synth  # noqa: E402
-from scorepad.vision import spring_meadow as sv  # noqa: E402
-from scorepad.vision.decode import PhotoError  # noqa: E402
+from scorepad.boardfile import BoardError
+from scorepad.games import spring_meadow as sm
+from scorepad.vision import meadow_synth as synth
+from scorepad.vision import spring_meadow as sv
+from scorepad.vision.decode import PhotoError
 
 #: A board in play photographed vertical, one horizontal, and an empty side (new game).
 PLAY = (2, 3)
@@ -73,7 +73,9 @@ def test_marmots_stand_only_on_cleared_burrows() -> None:
 def test_horizontal_rows_are_the_board_turned_a_quarter_clockwise() -> None:
     printed = synth.random_state(7).codes()
     turned = sv.as_seen(printed, "horizontal")
-    assert len(turned) == sm.ROWS["horizontal"] and {len(r) for r in turned} == {sm.COLS["horizontal"]}
+    assert len(turned) == sm.ROWS["horizontal"] and {len(r) for r in turned} == {
+        sm.COLS["horizontal"]
+    }
     # The printed bottom row becomes the left column, read from the top down.
     assert "".join(row[0] for row in turned) == printed[-1]
     assert sv.as_seen(printed, "vertical") == printed
@@ -112,9 +114,11 @@ def test_a_layout_keeps_burrow_codes_on_its_burrows() -> None:
     s = photo(PLAY[0])
     result = sv.recognize_spring_meadow(s.jpeg, layout=layout_doc(s.state))
     rows = result["player"]["rows"]
-    burrows = s.state.burrows if s.orientation == "vertical" else {
-        sm.turn_square(b, "vertical", "horizontal") for b in s.state.burrows
-    }
+    burrows = (
+        s.state.burrows
+        if s.orientation == "vertical"
+        else {sm.turn_square(b, "vertical", "horizontal") for b in s.state.burrows}
+    )
     for r, row in enumerate(rows):
         for c, code in enumerate(row):
             if (r, c) in burrows:

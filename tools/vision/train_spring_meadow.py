@@ -133,7 +133,9 @@ def main() -> None:
     # Squares are right when their code is (snow seen through a hole is still snow).
     squares = sv.GRID_ROWS * sv.GRID_COLS  # the constraints apply board by board
     codes = _codes(mlp, xv)
-    p = np.concatenate([sv.constrain(codes[i : i + squares], None) for i in range(0, len(codes), squares)])
+    p = np.concatenate(
+        [sv.constrain(codes[i : i + squares], None) for i in range(0, len(codes), squares)]
+    )
     best = p.argmax(axis=1)
     got = np.array([sv.CODE_ORDER[k] for k in best])
     want = np.array([sv.CODE[c] for c in yv])
