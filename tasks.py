@@ -67,7 +67,7 @@ def ensure_venv(extras: str) -> None:
 
 
 def run(args: list[str]) -> None:
-    ensure_venv("web")
+    ensure_venv("web,vision")
     port = os.environ.get("PORT", "5000")
     print(f"Scorepad is starting on http://127.0.0.1:{port}/  (Ctrl+C stops it)", flush=True)
     os.execv(

@@ -38,7 +38,7 @@
     var ed = editor();
     var elt = e.detail.elt;
     if (!ed || !window.scorepadQueue || e.detail.verb !== "post" || elt === ed
-        || !ed.contains(elt)) { return; }
+        || !ed.contains(elt) || elt.hasAttribute("hx-encoding")) { return; }  /* a photo: sent as is */
     e.preventDefault();
     if (e.detail.question && !window.confirm(e.detail.question)) { return; }
     var form = htmx.values(elt, "post");

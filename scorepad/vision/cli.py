@@ -30,7 +30,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument("photo", help="photo file: JPEG, PNG or WebP (HEIC with pillow-heif)")
     parser.add_argument("--game", required=True, choices=GAMES)
-    parser.add_argument("--layout", help="layout JSON ({'name', 'cells'}) to fit the sheet onto")
+    parser.add_argument(
+        "--layout",
+        help="layout JSON to fit the photo onto: a Sunflower Valley sheet layout "
+        "({'name', 'cells'}) or a Spring Meadow burrow layout ({'name', 'orientation', 'rows'})",
+    )
+    parser.add_argument("--side", choices=("A", "B"), help="Harmonies board side, when known")
     return parser
 
 
@@ -51,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         data = _read(args.photo, "photo")
         layout = _layout(args.layout) if args.layout else None
-        result = recognize(data, game=args.game, layout=layout)
+        result = recognize(data, game=args.game, layout=layout, side=args.side)
     except BoardError as err:
         print(f"scorepad: {_one_line(err)}", file=sys.stderr)
         return 2

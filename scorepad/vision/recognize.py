@@ -1,6 +1,10 @@
-"""``recognize(image_bytes, game, layout)``: a phone photo of a Sunflower Valley sheet to one
-player's board-file cells, with a probability per cell and the cells to check flagged
-(``shared/formats.md``, "Recognising a photo")."""
+"""``recognize(image_bytes, game, layout)``: a phone photo of a sheet or board to one player's
+part of a board file, with a probability per cell and the cells to check flagged
+(``shared/formats.md``, "Recognising a photo").
+
+Sunflower Valley is read here; Harmonies and Spring Meadow boards by their own modules
+(:mod:`scorepad.vision.harmonies`, :mod:`scorepad.vision.spring_meadow`), which
+:func:`recognize` dispatches to."""
 
 from __future__ import annotations
 
@@ -21,7 +25,7 @@ from scorepad.vision.decode import PhotoError, decode
 from scorepad.vision.lattice import Grid, find_grid
 from scorepad.vision.sheet import Rectified, candidate_outlines, rectify
 
-SUPPORTED = ("sunflower-valley",)
+SUPPORTED = ("sunflower-valley", "harmonies", "spring-meadow")
 WORK_SIDE = 2000  # long side of the decoded photo we work on
 FULL_SHEET = 30  # hexes on a sheet (5 areas of 5, 5 mountains): such a grid is taken at once
 SHEET_MOUNTAINS = 5
@@ -83,13 +87,52 @@ class Recognition:
 
 
 def recognize(
-    image_bytes: bytes, game: str = "sunflower-valley", layout: Mapping[str, Any] | None = None
+    image_bytes: bytes,
+    game: str = "sunflower-valley",
+    layout: Mapping[str, Any] | None = None,
+    side: str | None = None,
 ) -> dict[str, Any]:
-    """The photo's sheet as ``{"game", "player": {"cells"}, "confidence", "seconds"}``.
+    """The photo's sheet or board as ``{"game", "player", "confidence", "seconds"}``.
 
-    Raises :class:`PhotoError` (one readable line) for a file that is not an image, is
-    truncated or too large, or shows no recognisable sheet; BoardError for a bad layout."""
+    ``layout`` is a Sunflower Valley sheet layout or a Spring Meadow burrow layout; ``side``
+    the Harmonies board side when known. Raises :class:`PhotoError` (one readable line) for
+    a file that is not an image, is truncated or too large, or shows no recognisable sheet
+    or board; BoardError for a bad layout."""
+    if game == "harmonies":
+        from scorepad.vision.harmonies import recognize_harmonies
+
+        return recognize_harmonies(image_bytes, side=side)
+    if game == "spring-meadow":
+        from scorepad.vision.spring_meadow import recognize_spring_meadow
+
+        return recognize_spring_meadow(image_bytes, layout=layout)
     return analyse(image_bytes, game, layout).to_json(game)
+
+
+def recognize_layout(
+    image_bytes: bytes, game: str = "sunflower-valley", name: str = "photographed sheet"
+) -> dict[str, Any]:
+    """The printed layout in a photo: ``{"layout", "confidence", "seconds"}``.
+
+    A Sunflower Valley sheet gives its areas (named by their colours) and mountains, whatever
+    is drawn on it; a Spring Meadow board side gives its burrows
+    (:func:`scorepad.vision.spring_meadow.recognize_spring_meadow_layout`)."""
+    if game == "spring-meadow":
+        from scorepad.vision.spring_meadow import recognize_spring_meadow_layout
+
+        return recognize_spring_meadow_layout(image_bytes, name=name)
+    found = recognize(image_bytes, game)
+    cells = [
+        {"q": c["q"], "r": c["r"], "mountain": True}
+        if c.get("mountain")
+        else {"q": c["q"], "r": c["r"], "area": c["area"]}
+        for c in found["player"]["cells"]
+    ]
+    return {
+        "layout": {"name": name, "cells": cells},
+        "confidence": found["confidence"],
+        "seconds": found["seconds"],
+    }
 
 
 def analyse(
@@ -97,9 +140,9 @@ def analyse(
 ) -> Recognition:
     """Like :func:`recognize`, keeping the details."""
     start = time.perf_counter()
-    if game not in SUPPORTED:
+    if game != sv.NAME:
         raise PhotoError(
-            f"recognising {game!r} photos is not supported yet (only sunflower-valley)"
+            f"recognising {game!r} photos is not supported (only {', '.join(SUPPORTED)})"
         )
     parsed = sv.parse_layout(dict(layout)) if layout is not None else None
     photo = decode(image_bytes, WORK_SIDE)

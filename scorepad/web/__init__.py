@@ -66,6 +66,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         app.config["SECRET_KEY"] = _instance_secret(instance)
 
     db.init_app(app)
+    _upload_limits(app)  # before CSRF, whose check reads the form and so the whole body
     csrf.init_app(app)
     access.init_app(app)
     if app.config.get("TRUSTED_PROXIES"):  # the client's address for rate limits, behind N proxies
@@ -73,7 +74,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n)  # type: ignore[method-assign]
     i18n.init_app(app)
 
-    from scorepad.web import editor, layouts, live, players, pwa, seats, sharing, tables
+    from scorepad.web import editor, layouts, live, photos, players, pwa, seats, sharing, tables
 
     app.register_blueprint(tables.bp)
     app.register_blueprint(editor.bp)
@@ -83,6 +84,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(sharing.bp)
     app.register_blueprint(players.bp)
     app.register_blueprint(pwa.bp)
+    app.register_blueprint(photos.bp)
     _register_errors(app)
     _warm_up(app)
 
@@ -103,6 +105,16 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         return resp
 
     return app
+
+
+def _upload_limits(app: Flask) -> None:
+    """Photos may be far larger than board files: raise the body limit for their endpoints."""
+    from scorepad.web.photos import PHOTO_LIMIT, UPLOAD_ENDPOINTS
+
+    @app.before_request
+    def _photo_limit() -> None:
+        if request.endpoint in UPLOAD_ENDPOINTS:
+            request.max_content_length = app.config.get("PHOTO_MAX_BYTES", PHOTO_LIMIT)
 
 
 def _warm_up(app: Flask) -> None:
@@ -144,6 +156,12 @@ def _register_errors(app: Flask) -> None:
 
     @app.errorhandler(413)
     def _too_large(_err: Exception) -> Response:
+        from scorepad.web.photos import UPLOAD_ENDPOINTS
+
+        if request.endpoint in UPLOAD_ENDPOINTS:
+            limit = request.max_content_length or 0
+            message = _("The photo is too large: up to %(mb)s MB.", mb=limit // (1024 * 1024))
+            return error_page(413, _("Too large"), message)
         return error_page(
             413, _("Too large"), _("The file is too large: a board file is under 2 MB.")
         )

@@ -11,6 +11,7 @@ one is current, so undo and redo move it and a new edit drops the entries above 
 One table is shared by many phones: ``members`` binds a phone (the SHA-256 of the secret key
 its browser holds, see :mod:`scorepad.web.access`) to a table as its host and/or to one seat;
 ``rate_limits`` counts join attempts in the database, so the limits hold across workers.
+``photos`` keeps the photo a board was read from, as evidence shown beside the board.
 """
 
 from __future__ import annotations
@@ -106,6 +107,23 @@ rate_limits = sa.Table(
     sa.Column("bucket", sa.String(120), primary_key=True),
     sa.Column("expires", sa.BigInteger, nullable=False),  # unix time the window ends
     sa.Column("hits", sa.Integer, nullable=False),
+)
+
+photos = sa.Table(
+    "photos",
+    metadata,
+    sa.Column("id", sa.String(16), primary_key=True),
+    sa.Column(
+        "table_id",
+        sa.String(ID_LENGTH),
+        sa.ForeignKey("score_tables.id", ondelete="CASCADE"),
+        nullable=False,
+        index=True,
+    ),
+    sa.Column("player", sa.Integer, nullable=False),
+    sa.Column("mime", sa.String(40), nullable=False),
+    sa.Column("data", sa.LargeBinary, nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
 )
 
 #: Undo steps kept per table; older entries are dropped so a long game stays small.
@@ -431,6 +449,7 @@ def delete_table(table_id: str) -> None:
     with writing() as conn:
         conn.execute(history.delete().where(history.c.table_id == table_id))
         conn.execute(members.delete().where(members.c.table_id == table_id))
+        conn.execute(photos.delete().where(photos.c.table_id == table_id))
         gone = conn.execute(score_tables.delete().where(score_tables.c.id == table_id))
     if gone.rowcount == 0:
         raise NotFound("no such table")
@@ -881,3 +900,74 @@ def delete_layout(layout_id: str) -> None:
         gone = conn.execute(layouts.delete().where(layouts.c.id == layout_id))
     if gone.rowcount == 0:
         raise NotFound("no such layout")
+
+
+# --- photos ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StoredPhoto:
+    id: str
+    table_id: str
+    player: int
+    mime: str
+    data: bytes
+    created_at: datetime
+
+
+#: Photos kept per player of a table: re-photographing a board many times stays small.
+PHOTOS_PER_PLAYER = 3
+
+
+def add_photo(table_id: str, player: int, mime: str, data: bytes) -> str:
+    """Keep a photo of ``player``'s board (the oldest beyond :data:`PHOTOS_PER_PLAYER` go)."""
+    photo_id = _new_id()
+    with writing() as conn:
+        _locked(conn, table_id)  # the table exists, and two uploads do not race the pruning
+        conn.execute(
+            photos.insert().values(
+                id=photo_id,
+                table_id=table_id,
+                player=player,
+                mime=mime,
+                data=data,
+                created_at=_now(),
+            )
+        )
+        kept = (
+            sa.select(photos.c.id)
+            .where(photos.c.table_id == table_id, photos.c.player == player)
+            .order_by(photos.c.created_at.desc(), photos.c.id)
+            .limit(PHOTOS_PER_PLAYER)
+        )
+        keep = [row.id for row in conn.execute(kept)]
+        conn.execute(
+            photos.delete().where(
+                photos.c.table_id == table_id,
+                photos.c.player == player,
+                photos.c.id.not_in(keep),
+            )
+        )
+    return photo_id
+
+
+def get_photo(table_id: str, photo_id: str) -> StoredPhoto:
+    query = photos.select().where(photos.c.table_id == table_id, photos.c.id == photo_id)
+    with reading() as conn:
+        row = conn.execute(query).first()
+    if row is None:
+        raise NotFound("no such photo")
+    return StoredPhoto(
+        id=row.id,
+        table_id=row.table_id,
+        player=row.player,
+        mime=row.mime,
+        data=bytes(row.data),
+        created_at=row.created_at,
+    )
+
+
+def delete_photo(table_id: str, photo_id: str) -> None:
+    """Forget a photo whose reading was not stored (a refused or stale board)."""
+    with writing() as conn:
+        conn.execute(photos.delete().where(photos.c.table_id == table_id, photos.c.id == photo_id))

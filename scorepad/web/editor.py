@@ -24,8 +24,8 @@ from flask_babel import gettext, ngettext  # type: ignore[import-untyped]
 from scorepad.boardfile import BoardError
 from scorepad.games import Game
 from scorepad.scoring import Result
-from scorepad.web import access, db
-from scorepad.web.boards import BoardKit, EditRefused, game, kit, player_index
+from scorepad.web import access, db, doubts
+from scorepad.web.boards import BoardKit, EditRefused, game, kit, player_index, reads_photos
 from scorepad.web.htmx import page_or_fragment
 from scorepad.web.vocab import N_, sentence
 
@@ -75,6 +75,8 @@ def editor_context(
         "problems": problems,
         "message": message,
         "message_kind": kind,
+        "photos": reads_photos(board_kit),
+        "photo": doubts.photo_of(stored.meta, player),
     }
 
 
@@ -124,12 +126,21 @@ def search(table_id: str) -> Response:
 
 @bp.post("/t/<table_id>/tap")
 def tap(table_id: str) -> Response:
-    return _edit(table_id, lambda k, s, p: (k.tap(s.doc, s.meta, p, request.form), s.meta))
+    """One tap; a tap on a cell a photo left in doubt also marks it checked (unless ``keep``:
+    Harmonies' "other height" button, pressed until the height is right)."""
+    keep = bool(request.form.get("keep"))
+    return edit(
+        table_id,
+        lambda k, s, p: (
+            k.tap(s.doc, s.meta, p, request.form),
+            s.meta if keep else doubts.checked(s.meta, p, doubts.tapped_cells(request.form)),
+        ),
+    )
 
 
 @bp.post("/t/<table_id>/field")
 def field(table_id: str) -> Response:
-    return _edit(table_id, lambda k, s, p: k.set_field(s.doc, s.meta, p, request.form))
+    return edit(table_id, lambda k, s, p: k.set_field(s.doc, s.meta, p, request.form))
 
 
 @bp.post("/t/<table_id>/undo")
@@ -180,11 +191,23 @@ def _answer(
     return render_editor(stored, player, message, status, rights=now)
 
 
+def refuse_other_board(rights: access.Rights, stored: db.StoredTable, player: int) -> None:
+    """Raise :class:`access.Forbidden` saying why this phone may not edit ``player``'s board."""
+    access.check_change(rights, stored, stored.doc, stored.meta, _names(stored))
+    raise access.Forbidden(
+        gettext(
+            "This is %(name)s's board: only %(name)s's phone or the host can edit it.",
+            name=_names(stored)[player],
+        )
+    )
+
+
 def _names(stored: db.StoredTable) -> list[str]:
     return [p.get("name", "") for p in stored.doc.get("players", [])]
 
 
-def _edit(table_id: str, change: Change) -> Response:
+def edit(table_id: str, change: Change) -> Response:
+    """Apply ``change`` to the player's board (``p``, seen as ``v``) and answer the editor."""
     seen = request.form.get("v")
     player = 0
     parsed: Any = None
@@ -196,14 +219,7 @@ def _edit(table_id: str, change: Change) -> Response:
         player = player_index(stored.doc, request.form.get("p"))
         now = replace(found, everyone_edits=stored.everyone_edits, finished=stored.finished)
         if not now.can_edit(player):
-            access.check_change(now, stored, stored.doc, stored.meta, _names(stored))
-            name = _names(stored)[player]
-            raise access.Forbidden(
-                gettext(
-                    "This is %(name)s's board: only %(name)s's phone or the host can edit it.",
-                    name=name,
-                )
-            )
+            refuse_other_board(now, stored, player)
         if seen and seen != sheet_tag(stored.doc, player):
             raise db.Conflict("the sheet changed on another device")
         doc, meta = change(board_kit, stored, player)

@@ -16,7 +16,7 @@ from flask_babel import gettext  # type: ignore[import-untyped]
 
 from scorepad import games
 from scorepad.web import db
-from scorepad.web.boards import EditRefused, kits
+from scorepad.web.boards import EditRefused, kits, reads_photos
 from scorepad.web.htmx import page_or_fragment, redirect_to
 
 bp = Blueprint("layouts", __name__, url_prefix="/layouts")
@@ -26,7 +26,7 @@ def layout_kits() -> dict[str, Any]:
     return {name: k for name, k in kits().items() if hasattr(k, "LAYOUT_TOOLS")}
 
 
-def _kit_for(stored: db.StoredLayout) -> Any:
+def kit_for(stored: db.StoredLayout) -> Any:
     found = layout_kits().get(stored.game)
     if found is None:
         raise db.NotFound("no layout editor for this game")
@@ -78,9 +78,13 @@ def create() -> Response:
 
 
 def render_layout(
-    stored: db.StoredLayout, message: str | None = None, status: int = 200
+    stored: db.StoredLayout,
+    message: str | None = None,
+    status: int = 200,
+    flagged: set[tuple[int, int]] | None = None,
 ) -> Response:
-    board_kit = _kit_for(stored)
+    """The layout editor; ``flagged`` cells (just read from a photo) are outlined."""
+    board_kit = kit_for(stored)
     return page_or_fragment(
         "layouts/page.html",
         "layouts/_editor.html",
@@ -88,9 +92,11 @@ def render_layout(
         layout=stored,
         kit=board_kit,
         game=games.get(stored.game),
-        board=board_kit.layout_board(stored.data),
+        board=board_kit.layout_board(stored.data, flagged or set()),
         problems=board_kit.layout_problems(stored.data),
         message=message,
+        message_kind="error" if status >= 400 else "info",
+        photos=reads_photos(board_kit),
     )
 
 
@@ -102,7 +108,7 @@ def edit(layout_id: str) -> Response:
 @bp.post("/<layout_id>/tap")
 def tap(layout_id: str) -> Response:
     stored = db.get_layout(layout_id)
-    board_kit = _kit_for(stored)
+    board_kit = kit_for(stored)
 
     def change(current: db.StoredLayout) -> tuple[str, dict[str, Any]]:
         return current.name, board_kit.layout_tap(current.data, request.form)

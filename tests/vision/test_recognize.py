@@ -85,7 +85,20 @@ def test_layout_constrains_names_mountains_and_coordinates(photo):
 
 def test_other_games_are_refused_clearly(photo):
     with pytest.raises(PhotoError, match="not supported"):
-        recognize(photo(0).jpeg, game="harmonies")
+        recognize(photo(0).jpeg, game="seasons")
+
+
+def test_cli_reads_a_harmonies_board(tmp_path, capsys):
+    from scorepad.vision import render3d
+
+    shot = render3d.sample(render3d.VALIDATION, 3, megapixels=1.0)
+    path = tmp_path / "board.jpg"
+    path.write_bytes(shot.jpeg)
+    argv = ["recognize", str(path), "--game", "harmonies", "--side", shot.state.side]
+    assert run_cli(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["game"] == "harmonies" and out["side"] == shot.state.side
+    assert len(out["player"]["cells"]) == len(shot.state.cells())
 
 
 def run_cli(argv):

@@ -198,6 +198,7 @@ def test_harmonies_two_players_by_taps(page: Any) -> None:
 
 def drag(page: Any, row: int, cols: range) -> None:
     """Paint a row of squares with one finger movement, as on a phone."""
+    page.locator(f'#editor [data-row="{row}"][data-col="{cols[0]}"]').scroll_into_view_if_needed()
     boxes = [
         page.locator(f'#editor [data-row="{row}"][data-col="{c}"]').bounding_box() for c in cols
     ]

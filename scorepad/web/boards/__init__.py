@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib import import_module
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from flask_babel import gettext  # type: ignore[import-untyped]
 
@@ -73,6 +73,16 @@ class BoardKit(Protocol):
     ) -> dict[str, Any]: ...
 
 
+class PhotoKit(Protocol):
+    """A kit whose boards can be read from a photo (:mod:`scorepad.web.photos`)."""
+
+    def photo_hints(self, doc: Mapping[str, Any], player: int) -> dict[str, Any]: ...
+
+    def from_photo(
+        self, doc: dict[str, Any], player: int, found: Mapping[str, Any]
+    ) -> dict[str, Any]: ...
+
+
 _MODULES = {
     "sunflower-valley": "scorepad.web.boards.sunflower_valley",
     "harmonies": "scorepad.web.boards.harmonies",
@@ -98,6 +108,26 @@ def kits() -> dict[str, BoardKit]:
             if err.name != module:
                 raise
     return found
+
+
+@cache
+def vision_installed() -> bool:
+    """Whether this server can read photos (the ``vision`` extra, OpenCV, is installed)."""
+    try:
+        import cv2  # type: ignore[import-not-found,unused-ignore]  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def photo_kit(board_kit: Any) -> PhotoKit | None:
+    """The kit as a :class:`PhotoKit`, when its boards can be read from photos."""
+    return cast(PhotoKit, board_kit) if hasattr(board_kit, "from_photo") else None
+
+
+def reads_photos(board_kit: Any) -> bool:
+    """Whether the editor of this kit offers the photo button."""
+    return photo_kit(board_kit) is not None and vision_installed()
 
 
 def kit(name: str) -> BoardKit | None:

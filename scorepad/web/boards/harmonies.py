@@ -22,6 +22,7 @@ from flask_babel import gettext  # type: ignore[import-untyped]
 from scorepad.games import harmonies as hm
 from scorepad.hexgrid import Hex, Orientation
 from scorepad.scoring import Result
+from scorepad.web import doubts
 from scorepad.web.boards import EditRefused, Tool, int_field, with_player_copy
 from scorepad.web.svg import canvas
 from scorepad.web.vocab import N_, NP_, Words, sentence, words
@@ -59,6 +60,8 @@ TOOLS = (
     Tool("remove", N_("Remove top")),
     Tool("cube", N_("Cube")),
 )
+#: Not a palette tool: the "other height" button beside a hex a photo left in doubt.
+CYCLE = "cycle"
 RING_RADII = (23.0, 16.0, 9.0)
 #: Each token also shows its glyph (``tok-glyph-<colour>`` in ``templates/_sprites.html``):
 #: the top token's in the middle, the tokens below on their ring, so colour is never the
@@ -91,7 +94,7 @@ def tap(
     doc: dict[str, Any], meta: dict[str, Any], player: int, form: Mapping[str, str]
 ) -> dict[str, Any]:
     tool = form.get("tool", "")
-    if tool not in {t.key for t in TOOLS}:
+    if tool not in {t.key for t in TOOLS} | {CYCLE}:
         raise EditRefused(gettext("Pick a token colour, Remove top or Cube first."))
     try:
         q, r = int(form.get("q", "")), int(form.get("r", ""))
@@ -102,7 +105,9 @@ def tap(
     if cell is None:
         raise EditRefused(gettext("Hex (%(q)s, %(r)s) is not on this board.", q=q, r=r))
     stack = list(cell.get("stack", []))
-    if tool == "cube":
+    if tool == CYCLE:
+        cell["stack"] = list(next_stack(stack))
+    elif tool == "cube":
         if cell.get("cube"):
             cell.pop("cube")
         else:
@@ -120,6 +125,28 @@ def tap(
             raise EditRefused(
                 gettext("Hex (%(q)s, %(r)s): %(why)s.", q=q, r=r, why=sentence(str(err)))
             ) from None
+    return new
+
+
+def next_stack(stack: list[str]) -> tuple[str, ...]:
+    """The next legal stack with the same top token (another height, or what is under red):
+    one tap cycles through what a photo may have misjudged."""
+    if not stack:
+        return ()
+    same_top = [s for s in hm.LEGAL_STACKS if s[-1] == stack[-1]]
+    at = same_top.index(tuple(stack)) if tuple(stack) in same_top else -1
+    return same_top[(at + 1) % len(same_top)]
+
+
+def photo_hints(doc: Mapping[str, Any], player: int) -> dict[str, Any]:
+    """The table's board side, so the photo is read as that side."""
+    return {"side": doc.get("options", {}).get("side")}
+
+
+def from_photo(doc: dict[str, Any], player: int, found: Mapping[str, Any]) -> dict[str, Any]:
+    """The player's hexes as the photo shows them (cards are kept)."""
+    new, board = with_player_copy(doc, player)
+    board["cells"] = copy.deepcopy(found["player"]["cells"])
     return new
 
 
@@ -216,7 +243,14 @@ def board(
         for a in sheet.get("animals", [])
     ]
     held = {a["card"] for a in animals}
+    labels = {
+        (h.q, h.r): _cell_label(w, h, c.get("stack", []), bool(c.get("cube")))
+        for h, c in zip(hexes, sheet["cells"], strict=True)
+    }
     return {
+        "doubtful": doubts.flagged(meta, player),
+        "doubts": doubts.listed(meta, player, labels),
+        "cycle": CYCLE,
         "canvas": cv,
         "cells": cells,
         "why": why,

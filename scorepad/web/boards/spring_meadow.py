@@ -16,7 +16,7 @@ are full but above the counting row hatched, cleared burrows marked +1.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Mapping, Set
 from typing import Any
 
 from flask_babel import gettext  # type: ignore[import-untyped]
@@ -24,7 +24,7 @@ from flask_babel import gettext  # type: ignore[import-untyped]
 from scorepad.boardfile import BoardError
 from scorepad.games import spring_meadow as sm
 from scorepad.scoring import Result
-from scorepad.web import db
+from scorepad.web import db, doubts
 from scorepad.web.boards import EditRefused, Tool, with_player_copy
 from scorepad.web.vocab import N_, sentence, words
 
@@ -171,6 +171,23 @@ def tap(
     return new
 
 
+def photo_hints(doc: Mapping[str, Any], player: int) -> dict[str, Any]:
+    """The player's burrow layout, so burrows are looked for only where it prints them."""
+    name = doc["players"][player].get("layout")
+    for lay in doc.get("options", {}).get("layouts", []):
+        if lay.get("name") == name:
+            return {"layout": lay}
+    return {}
+
+
+def from_photo(doc: dict[str, Any], player: int, found: Mapping[str, Any]) -> dict[str, Any]:
+    """The player's board as the photo shows it, in the orientation the photo shows."""
+    new, board = with_player_copy(doc, player)
+    board["orientation"] = found["player"]["orientation"]
+    board["rows"] = list(found["player"]["rows"])
+    return new
+
+
 def set_field(
     doc: dict[str, Any], meta: dict[str, Any], player: int, form: Mapping[str, str]
 ) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -287,8 +304,11 @@ def board(
     extra_w, extra_h = (
         (SQUARE + FILL_GAP, 0) if orientation == "vertical" else (0, SQUARE + FILL_GAP)
     )
+    labels = {(sq["row"], sq["col"]): sq["label"] for sq in squares}
     return {
         "squares": squares,
+        "doubtful": doubts.flagged(meta, player),
+        "doubts": doubts.listed(meta, player, labels),
         "view_box": f"-2 -2 {width + extra_w + 4} {height + extra_h + 4}",
         "size": SQUARE,
         "fill_targets": fill_targets,
@@ -374,7 +394,10 @@ def layout_problems(data: Mapping[str, Any]) -> list[str]:
     return sm.layout_warnings(layout)
 
 
-def layout_board(data: Mapping[str, Any]) -> dict[str, Any]:
+def layout_board(
+    data: Mapping[str, Any], doubtful: Set[tuple[int, int]] = frozenset()
+) -> dict[str, Any]:
+    """The burrow layout grid; ``doubtful`` squares (just read from a photo) are outlined."""
     rows = data["rows"]
     w = words()
     squares = [
@@ -400,4 +423,5 @@ def layout_board(data: Mapping[str, Any]) -> dict[str, Any]:
         "view_box": f"-2 -2 {width + 4} {height + 4}",
         "size": SQUARE,
         "marked": set(),
+        "doubtful": doubtful,
     }

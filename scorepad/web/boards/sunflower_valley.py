@@ -10,7 +10,7 @@ ringed, each mountain's points, and the areas this player took.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Mapping, Set
 from typing import Any
 
 from flask_babel import gettext, ngettext  # type: ignore[import-untyped]
@@ -20,7 +20,7 @@ from scorepad.boardfile import BoardError
 from scorepad.games import sunflower_valley as sv
 from scorepad.hexgrid import Hex, Orientation, oddq_to_axial
 from scorepad.scoring import Result
-from scorepad.web import db
+from scorepad.web import db, doubts
 from scorepad.web.boards import EditRefused, Tool, int_field, with_player_copy
 from scorepad.web.svg import canvas
 from scorepad.web.vocab import N_, NP_, Words, sentence, term, words
@@ -180,6 +180,27 @@ def set_field(
     return new, meta
 
 
+# --- photos ------------------------------------------------------------------------------------
+
+
+def photo_hints(doc: Mapping[str, Any], player: int) -> dict[str, Any]:
+    """The sheet's own layout (areas and mountains), so the photo is read onto it."""
+    cells = [
+        {"q": c["q"], "r": c["r"], "mountain": True}
+        if c.get("mountain")
+        else {"q": c["q"], "r": c["r"], "area": c["area"]}
+        for c in doc["players"][player]["cells"]
+    ]
+    return {"layout": {"name": "this table's sheet", "cells": cells}}
+
+
+def from_photo(doc: dict[str, Any], player: int, found: Mapping[str, Any]) -> dict[str, Any]:
+    """The player's sheet as the photo shows it (the residents tally is kept)."""
+    new, sheet = with_player_copy(doc, player)
+    sheet["cells"] = copy.deepcopy(found["player"]["cells"])
+    return new
+
+
 # --- drawing -----------------------------------------------------------------------------------
 
 
@@ -242,7 +263,10 @@ def board(
         )
     why = explain(cv, sheet, result.players[player].details if result else {})
     marked = evidence(why, highlight)
+    doubtful = doubts.flagged(meta, player)
+    labels = {(c["q"], c["r"]): c["label"] for c in cells}
     return {
+        "doubts": doubts.listed(meta, player, labels),
         "canvas": cv,
         "cells": cells,
         "why": why,
@@ -250,12 +274,15 @@ def board(
         "patterns": patterns,
         "marked": marked,
         "sheet": sheet,
-        "render_cells": lambda tappable: render_cells(cells, marked, tappable),
+        "render_cells": lambda tappable: render_cells(cells, marked, tappable, doubtful),
     }
 
 
 def render_cells(
-    cells: list[dict[str, Any]], marked: set[tuple[int, int]], tappable: bool
+    cells: list[dict[str, Any]],
+    marked: set[tuple[int, int]],
+    tappable: bool,
+    doubtful: Set[tuple[int, int]] = frozenset(),
 ) -> Markup:
     """The sheet's hexes as SVG, built here rather than in Jinja: a tap re-renders them all."""
     out = []
@@ -263,6 +290,7 @@ def render_cells(
         q, r, x, y = c["q"], c["r"], c["x"], c["y"]
         classes = "cell" + (" mountain" if c["mountain"] else "")
         classes += " marked" if (q, r) in marked else ""
+        classes += " doubt" if (q, r) in doubtful else ""
         tap = ' data-tap role="button" tabindex="0"' if tappable else ' role="img"'
         item = "mountain" if c["mountain"] else (c["item"] or "")
         pattern = (
@@ -489,7 +517,10 @@ def layout_problems(data: Mapping[str, Any]) -> list[str]:
     return [str(n) for n in notes]
 
 
-def layout_board(data: Mapping[str, Any]) -> dict[str, Any]:
+def layout_board(
+    data: Mapping[str, Any], doubtful: Set[tuple[int, int]] = frozenset()
+) -> dict[str, Any]:
+    """The layout canvas; ``doubtful`` hexes (just read from a photo) are outlined."""
     painted = {(c["q"], c["r"]): c for c in data["cells"]}
     hexes = sorted(set(CANVAS) | {Hex(q, r) for q, r in painted})
     cv = canvas(hexes, Orientation.FLAT)
@@ -513,6 +544,7 @@ def layout_board(data: Mapping[str, Any]) -> dict[str, Any]:
                 "pattern": pattern,
                 "mountain": bool(c and c.get("mountain")),
                 "painted": c is not None,
+                "doubt": (h.q, h.r) in doubtful,
                 "label": _layout_label(w, h, c),
             }
         )

@@ -1,0 +1,227 @@
+"""Photos: read a photographed sheet or board into the editor, and keep the photo as evidence.
+
+``POST /t/<id>/photo`` (a ``photo`` file, the player ``p`` and the sheet tag ``v``) runs the
+recogniser (:mod:`scorepad.vision`, ``shared/formats.md`` "Recognising a photo") with what
+the table already knows (the Sunflower Valley layout, the Harmonies side, the Spring Meadow
+burrow layout), puts the result on the player's board as one undoable step, and remembers
+in the table's metadata which cells the recogniser was unsure of: the editor outlines them
+and lists them first, and a tap on one marks it checked. The photo itself is kept, made
+smaller, with the table (``GET /t/<id>/photos/<photo_id>``) and shown beside the board.
+
+``POST /layouts/<id>/photo`` reads the printed layout instead: Sunflower Valley areas and
+mountains from an empty or drawn sheet, Spring Meadow burrows from a board side.
+
+Recognition takes about a second of CPU, so it runs before the table is locked; a photo that
+is not an image, is too large or shows no board answers 422 with the recogniser's reason and
+stores nothing. The vision extra is optional: without OpenCV the button says so (501).
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from flask import Blueprint, Response, current_app, make_response, request
+from flask_babel import gettext, ngettext  # type: ignore[import-untyped]
+from PIL import Image, ImageOps
+
+from scorepad.boardfile import BoardError
+from scorepad.web import access, db
+from scorepad.web.boards import EditRefused, photo_kit, player_index
+from scorepad.web.doubts import checked, tapped_cells, with_photo
+from scorepad.web.editor import edit, game_and_kit, refuse_other_board, render_editor, sheet_tag
+from scorepad.web.layouts import kit_for, render_layout
+from scorepad.web.vocab import sentence
+
+bp = Blueprint("photos", __name__)
+
+#: Largest photo accepted: a 12 MP phone JPEG is 3-8 MB, a PNG of one up to ~20 MB.
+PHOTO_LIMIT = 25 * 1024 * 1024
+#: The evidence kept with the board: long side in pixels, JPEG quality.
+EVIDENCE_SIDE = 1600
+EVIDENCE_QUALITY = 80
+#: Endpoints whose requests may carry a photo (the app raises the upload limit for them).
+UPLOAD_ENDPOINTS = frozenset({"photos.board_photo", "photos.layout_photo"})
+
+
+class PhotoRefused(ValueError):
+    """A photo that cannot be used; the message is shown to the player."""
+
+    def __init__(self, message: str, status: int = 422) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def upload() -> bytes:
+    """The uploaded ``photo`` file's bytes, or :class:`PhotoRefused` saying what is wrong."""
+    file = request.files.get("photo")
+    if file is None or not file.filename:
+        raise PhotoRefused(gettext("Choose a photo first."))
+    data: bytes = file.read()
+    if not data:
+        raise PhotoRefused(gettext("The photo file is empty."))
+    return data
+
+
+def recognise(data: bytes, game: str, **hints: Any) -> dict[str, Any]:
+    """The recogniser's answer for one photo (``layout``/``side`` hints), or PhotoRefused."""
+    return _read(data, game, "recognize", hints)
+
+
+def recognise_layout(data: bytes, game: str, name: str) -> dict[str, Any]:
+    """The layout printed on a photographed sheet or board side, or PhotoRefused."""
+    return _read(data, game, "recognize_layout", {"name": name})
+
+
+def _read(data: bytes, game: str, function: str, hints: dict[str, Any]) -> dict[str, Any]:
+    try:
+        from scorepad.vision import recognize
+        from scorepad.vision.decode import PhotoError
+    except ImportError:
+        raise PhotoRefused(
+            gettext("This server cannot read photos (its vision package is not installed)."),
+            501,
+        ) from None
+    try:
+        found: dict[str, Any] = getattr(recognize, function)(data, game=game, **hints)
+    except PhotoError as err:
+        raise PhotoRefused(gettext("The photo could not be read: %(why)s", why=str(err))) from None
+    except BoardError as err:
+        raise PhotoRefused(sentence(err.problems[0])) from None
+    except Exception:  # a recogniser bug on an odd photo: logged, and the page stays usable
+        current_app.logger.exception("the recogniser failed on a %s photo", game)
+        raise PhotoRefused(
+            gettext("The photo could not be read: the recogniser failed on it. Try another."),
+            500,
+        ) from None
+    return found
+
+
+def checks(found: Mapping[str, Any]) -> list[list[int]]:
+    """The flagged cells of a recognition, as ``[q, r]`` or ``[row, col]``, least sure first."""
+    flagged = sorted(
+        (c for c in found.get("confidence", []) if c.get("flagged")), key=lambda c: c["p"]
+    )
+    return [[c["q"], c["r"]] if "q" in c else [c["row"], c["col"]] for c in flagged]
+
+
+def evidence(data: bytes) -> bytes:
+    """The photo made small enough to keep: upright (EXIF), at most EVIDENCE_SIDE, JPEG.
+
+    Called only after the recogniser read the photo, so the file is a sound image."""
+    with Image.open(io.BytesIO(data)) as opened:
+        opened.draft("RGB", (EVIDENCE_SIDE, EVIDENCE_SIDE))  # JPEG: decode at a smaller scale
+        image = ImageOps.exif_transpose(opened).convert("RGB")
+    image.thumbnail((EVIDENCE_SIDE, EVIDENCE_SIDE))
+    out = io.BytesIO()
+    image.save(out, "JPEG", quality=EVIDENCE_QUALITY, optimize=True)
+    return out.getvalue()
+
+
+# --- views --------------------------------------------------------------------------------------
+
+
+@bp.post("/t/<table_id>/photo")
+def board_photo(table_id: str) -> Response:
+    found = access.rights_at(table_id)
+    stored = db.get_table(table_id)
+    player = player_index(stored.doc, request.form.get("p"))
+    try:
+        now = replace(found, everyone_edits=stored.everyone_edits, finished=stored.finished)
+        if not now.can_edit(player):
+            refuse_other_board(now, stored, player)
+        engine, board_kit = game_and_kit(stored)
+        reader = photo_kit(board_kit)
+        if reader is None:
+            raise PhotoRefused(gettext("Photos cannot be read for this game."))
+        data = upload()
+        result = recognise(data, stored.game, **reader.photo_hints(stored.doc, player))
+    except PhotoRefused as err:
+        return render_editor(stored, player, str(err), err.status, rights=found)
+    except access.Forbidden as err:
+        return render_editor(stored, player, str(err), 403, rights=found)
+    seen = request.form.get("v")
+    check = checks(result)
+
+    def apply(current: db.StoredTable) -> tuple[dict[str, Any], dict[str, Any]]:
+        if seen and seen != sheet_tag(current.doc, player):
+            raise db.Conflict("the sheet changed on another device")
+        doc = reader.from_photo(current.doc, player, result)
+        try:
+            engine.parse(doc)
+        except BoardError as err:
+            raise EditRefused(
+                gettext(
+                    "The photo was read, but the board it shows is not allowed: %(why)s",
+                    why=sentence(err.problems[0]),
+                )
+            ) from None
+        return doc, with_photo(current.meta, player, photo_id, check)
+
+    photo_id = keep(table_id, player, data)
+    try:
+        stored = db.edit_table(table_id, apply)
+    except EditRefused as err:
+        db.delete_photo(table_id, photo_id)
+        return render_editor(db.get_table(table_id), player, str(err), 422, rights=found)
+    except db.Conflict:
+        db.delete_photo(table_id, photo_id)
+        message = gettext("This sheet was changed on another device meanwhile; send it again.")
+        return render_editor(db.get_table(table_id), player, message, 409, rights=found)
+    return render_editor(stored, player, read_message(len(check)), rights=found)
+
+
+def keep(table_id: str, player: int, data: bytes) -> str:
+    """Store the photo as evidence; its id ("" when Pillow cannot re-encode it, e.g. a HEIC
+    read through a plug-in only the recogniser has: the board is still read)."""
+    try:
+        small = evidence(data)
+    except (OSError, ValueError, Image.DecompressionBombError):
+        current_app.logger.warning("a photo of table %s could not be kept", table_id)
+        return ""
+    return db.add_photo(table_id, player, "image/jpeg", small)
+
+
+def read_message(flags: int) -> str:
+    if not flags:
+        return str(
+            gettext("Photo read. Nothing looked doubtful; still, compare it with the paper.")
+        )
+    return str(
+        ngettext(
+            "Photo read. Check the %(num)d outlined cell first.",
+            "Photo read. Check the %(num)d outlined cells first.",
+            flags,
+        )
+    )
+
+
+@bp.post("/t/<table_id>/photo/checked")
+def mark_checked(table_id: str) -> Response:
+    """The player looked at one outlined cell (``a``, ``b``), or at all of them."""
+    one = tapped_cells({"q": request.form.get("a", ""), "r": request.form.get("b", "")})
+    return edit(table_id, lambda _kit, s, player: (s.doc, checked(s.meta, player, one or None)))
+
+
+@bp.get("/t/<table_id>/photos/<photo_id>")
+def show_photo(table_id: str, photo_id: str) -> Response:
+    photo = db.get_photo(table_id, photo_id)
+    resp = make_response(photo.data)
+    resp.mimetype = photo.mime
+    resp.headers["Cache-Control"] = "private, max-age=31536000, immutable"  # ids never reused
+    return resp
+
+
+@bp.post("/layouts/<layout_id>/photo")
+def layout_photo(layout_id: str) -> Response:
+    stored = db.get_layout(layout_id)
+    kit_for(stored)
+    try:
+        found = recognise_layout(upload(), stored.game, stored.name)
+    except PhotoRefused as err:
+        return render_layout(stored, str(err), err.status)
+    check = checks(found)
+    stored = db.edit_layout(layout_id, lambda current: (current.name, found["layout"]))
+    return render_layout(stored, read_message(len(check)), flagged={(a, b) for a, b in check})

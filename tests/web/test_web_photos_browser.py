@@ -1,0 +1,69 @@
+"""In real headless Chromium: photograph a sheet (a generated photo), check the doubts, score.
+
+The photo is sent the way a phone sends it: through the editor's file input (the camera
+opens on a phone), posted by htmx as soon as it is chosen.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+pytest.importorskip("cv2", reason="the vision extra is not installed")
+
+from test_web_browser import pick, scores, start_table
+from test_web_photos import DOUBTFUL_SHEET, sheet, sheet_layout
+
+from scorepad import games
+from scorepad.web import db
+
+pytestmark = pytest.mark.browser
+
+
+def test_photograph_a_sheet_check_the_doubts_and_score(page: Any, live_server: Any) -> None:
+    with live_server.app.app_context():
+        layout_id = db.create_layout("sunflower-valley", "Sheet P", sheet_layout(DOUBTFUL_SHEET))
+    start_table(page, "sunflower-valley", ["Ann", "Bo"], layout=f"db:{layout_id}")
+    photo = sheet(DOUBTFUL_SHEET).jpeg
+    page.set_input_files(
+        "#editor input[name=photo]",
+        files=[{"name": "sheet.jpg", "mimeType": "image/jpeg", "buffer": photo}],
+    )
+    page.wait_for_selector("#doubts", timeout=60_000)
+    assert "Photo read" in page.inner_text("#editor-message")
+    outlined = page.locator("#editor .cell.doubt")
+    listed = page.locator("#doubts li")
+    flagged = outlined.count()
+    assert flagged >= 2 and listed.count() == flagged
+
+    # One tap on an outlined hex settles it (here: the player draws a house there).
+    first = page.locator("#editor .cell.doubt:not(.mountain)").first
+    q, r = first.get_attribute("data-q"), first.get_attribute("data-r")
+    pick(page, "house")
+    first.click()
+    page.wait_for_function(
+        f"document.querySelectorAll('#editor .cell.doubt').length === {flagged - 1}"
+    )
+    assert (
+        page.locator(f"#editor .cell[data-q='{q}'][data-r='{r}']").get_attribute("data-item")
+        == "house"
+    )
+
+    # "All checked" takes the remaining outlines away.
+    page.click("#doubts button:text('All checked')")
+    page.wait_for_selector("#doubts", state="detached")
+    assert page.locator("#editor .cell.doubt").count() == 0
+
+    # The photo is beside the board, and the board is scored as read and corrected.
+    page.click("#evidence summary")
+    loaded = page.wait_for_function(
+        "document.querySelector('#evidence img').complete "
+        "&& document.querySelector('#evidence img').naturalWidth"
+    )
+    assert loaded.json_value() > 0
+    with live_server.app.app_context():
+        doc = db.get_table(page.url.rsplit("/", 1)[1]).doc
+    game = games.get("sunflower-valley")
+    want = game.score(game.parse(doc)).players[0].total
+    assert scores(page)["Total"]["Ann"] == str(want)
