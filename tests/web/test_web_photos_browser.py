@@ -13,7 +13,7 @@ import pytest
 pytest.importorskip("cv2", reason="the vision extra is not installed")
 
 from test_web_browser import pick, scores, start_table
-from test_web_photos import DOUBTFUL_SHEET, sheet, sheet_layout
+from test_web_photos import doubtful_sheet, sheet, sheet_layout
 
 from scorepad import games
 from scorepad.web import db
@@ -23,9 +23,9 @@ pytestmark = pytest.mark.browser
 
 def test_photograph_a_sheet_check_the_doubts_and_score(page: Any, live_server: Any) -> None:
     with live_server.app.app_context():
-        layout_id = db.create_layout("sunflower-valley", "Sheet P", sheet_layout(DOUBTFUL_SHEET))
+        layout_id = db.create_layout("sunflower-valley", "Sheet P", sheet_layout(doubtful_sheet()))
     start_table(page, "sunflower-valley", ["Ann", "Bo"], layout=f"db:{layout_id}")
-    photo = sheet(DOUBTFUL_SHEET).jpeg
+    photo = sheet(doubtful_sheet()).jpeg
     page.set_input_files(
         "#editor input[name=photo]",
         files=[{"name": "sheet.jpg", "mimeType": "image/jpeg", "buffer": photo}],
