@@ -11,7 +11,7 @@ import pytest
 
 from scorepad.boardfile import BoardError
 from scorepad.games import sunflower_valley as sv
-from scorepad.hexgrid import Hex
+from scorepad.hexgrid import Hex, neighbor
 
 from sheets import axial_cells, axial_table, line, sheet_cells
 
@@ -227,7 +227,7 @@ def test_neighbouring_rails_join_only_through_a_side_both_use():
 
 def test_a_closed_loop_has_no_ends():
     """The six hexes around one hex, each with a curve towards its two ring neighbours."""
-    rails = {sv.neighbor(Hex(0, 0), d): ((d + 2) % 6, (d - 2) % 6) for d in range(6)}
+    rails = {neighbor(Hex(0, 0), d): ((d + 2) % 6, (d - 2) % 6) for d in range(6)}
     (run,) = sv.track_runs(rails)
     assert len(run.hexes) == 6 and run.reaches == ()
 
