@@ -10,7 +10,7 @@ from flask_babel import gettext  # type: ignore[import-untyped]
 
 from scorepad import games
 from scorepad.boardfile import BoardError, loads
-from scorepad.web import access, db
+from scorepad.web import access, db, doubts
 from scorepad.web.boards import EditRefused, kit, kits, player_index
 from scorepad.web.editor import game_and_kit, scored
 from scorepad.web.htmx import page_or_fragment, redirect_to
@@ -163,6 +163,7 @@ def results_context(stored: db.StoredTable) -> dict[str, Any]:
         "result": result,
         "problems": problems,
         "boards": boards,
+        "photos": [doubts.photo_of(stored.meta, i).get("id") for i in range(len(boards))],
         "rights": access.rights(stored),
         "recap": recap(result) if result else "",
     }

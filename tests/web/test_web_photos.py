@@ -169,6 +169,8 @@ def test_the_photo_is_kept_with_the_board(app: Flask, client: FlaskClient) -> No
     with Image.open(io.BytesIO(photo.data)) as kept:
         assert max(kept.size) <= 1600
     assert client.get(f"/t/{table_id}/photos/nope").status_code == 404
+    results = client.get(f"/t/{table_id}/results").get_data(as_text=True)
+    assert found.group(1) in results  # the results link each board to its photo
     # Undo puts the blank sheet back; the photo stays as evidence.
     client.post(f"/t/{table_id}/undo", data={"p": "0"}, headers=HX)
     assert all("item" not in c for c in stored_doc(app, table_id)["players"][0]["cells"])
