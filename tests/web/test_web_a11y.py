@@ -27,6 +27,7 @@ from flask.testing import FlaskClient
 from webhelpers import SV_FORM, new_table, tap
 
 from scorepad.games import sunflower_valley as sv
+from scorepad.web import db
 
 AXE = Path(__file__).parent / "vendor" / "axe-core-4.14.1.min.js"
 SERIOUS = ("serious", "critical")
@@ -130,6 +131,24 @@ def _fill_tables(site: Site) -> None:
     )
 
 
+def _read_a_photo(site: Site, app: Flask) -> None:
+    """A sheet read from a photo: the doubts list, outlined hexes, the photo as evidence."""
+    from test_web_photos import doubtful_sheet, sheet, sheet_layout
+
+    index = doubtful_sheet()
+    with app.app_context():
+        layout_id = db.create_layout("sunflower-valley", "photographed", sheet_layout(index))
+    table_id = site.create({**SV_FORM, "layout": f"db:{layout_id}"}, ["Anna"])
+    photo = {"name": "sheet.jpg", "mimeType": "image/jpeg", "buffer": sheet(index).jpeg}
+    resp = site.page.request.post(
+        f"{site.url}/t/{table_id}/photo",
+        multipart={"p": "0", "photo": photo},
+        headers={"X-CSRFToken": site.token, "HX-Request": "true"},
+    )
+    assert resp.status == 200 and 'id="doubts"' in resp.text()
+    site.screens["Sunflower Valley editor after a photo"] = f"/t/{table_id}"
+
+
 @pytest.fixture(scope="module")
 def site(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     app = make_app(f"sqlite:///{tmp_path_factory.mktemp('a11y') / 'a11y.sqlite3'}")
@@ -143,6 +162,7 @@ def site(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sit
         token = page.evaluate("document.querySelector('meta[name=csrf-token]').content")
         built = Site(page, server.url, token, errors=errors)
         _fill_tables(built)
+        _read_a_photo(built, app)
         yield built
         context.close()
     app.extensions["scorepad.db"].dispose()
@@ -160,6 +180,7 @@ SCREENS = [
     "new Harmonies table",
     "new Spring Meadow table",
     "Sunflower Valley editor",
+    "Sunflower Valley editor after a photo",
     "Harmonies editor",
     "Spring Meadow editor",
     "Seasons editor",
