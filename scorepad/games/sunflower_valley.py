@@ -368,7 +368,7 @@ def allowed_pairs(valley: Valley, kids: bool = False) -> dict[tuple[Hex, Hex], s
         touching = {n for sheep in herd for n in neighbors(sheep) if n in houses}
         touched = {houses[h] for h in touching}
         reachable = {s for t in touched for s in group_of[t]}
-        for sheep in sorted(herd):
+        for sheep in herd:  # order does not matter: the solver sorts its rows
             adjacent = {n for n in neighbors(sheep) if n in houses}
             for house in adjacent:
                 allowed[sheep, house] = "adjacent"
