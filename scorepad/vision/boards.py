@@ -58,13 +58,13 @@ class Camera:
         """Image pixels of world points (N x 3)."""
         cam = (np.asarray(points, float) - self.centre) @ self.R.T
         uvw = cam @ self.K.T
-        return uvw[:, :2] / uvw[:, 2:3]
+        return np.asarray(uvw[:, :2] / uvw[:, 2:3], float)
 
     def plane(self, height: float = 0.0) -> FloatArray:
         """Homography from board millimetres ``(x, y, 1)`` at ``height`` to image pixels."""
         t = -self.R @ self.centre
         r1, r2, r3 = self.R[:, 0], self.R[:, 1], self.R[:, 2]
-        return self.K @ np.column_stack([r1, r2, -height * r3 + t])
+        return np.asarray(self.K @ np.column_stack([r1, r2, -height * r3 + t]), float)
 
     @property
     def height(self) -> float:
@@ -86,7 +86,7 @@ def apply(h: FloatArray, points: FloatArray) -> FloatArray:
     """A homography applied to N x 2 points."""
     p = np.asarray(points, float).reshape(-1, 2)
     q = np.column_stack([p, np.ones(len(p))]) @ np.asarray(h).T
-    return q[:, :2] / q[:, 2:3]
+    return np.asarray(q[:, :2] / q[:, 2:3], float)
 
 
 # --- the camera from a board's outline -----------------------------------------------------
@@ -174,9 +174,10 @@ def board_outlines(photo: FloatArray, limit: int = 16) -> list[FloatArray]:
 
 
 def light_regions(photo: FloatArray, side: int = 800) -> list[FloatArray]:
-    """Outlines of large light, weakly coloured, smooth regions, holes filled, best first:
-    grown from the flattest light spots neighbour to neighbour (a busy table's light
-    patches do not join the board's smooth print), and cut by global thresholds."""
+    """Outlines of large light, weakly coloured, smooth regions, best first: cut by global
+    thresholds, and *flat zones* (pixels joined to their neighbours where the colour hardly
+    changes: a busy or mottled table breaks into many, the board's margin is one, or a few
+    of one colour when the title band or stacks leaning over the edge cut it)."""
     h, w = photo.shape[:2]
     scale = side / max(h, w)
     small = cv2.resize(photo, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
@@ -185,18 +186,31 @@ def light_regions(photo: FloatArray, side: int = 800) -> list[FloatArray]:
     chroma = np.hypot(lab[..., 1] - 128, lab[..., 2] - 128)
     whiteness = lab[..., 0] - 1.5 * chroma
     sh, sw = whiteness.shape
-    regions: list[np.ndarray] = []
+    regions: list[tuple[int, int, np.ndarray]] = []  # (x0, y0, mask cropped to its box)
+
+    def crop(labels: np.ndarray, ks: list[int], stats: np.ndarray) -> tuple[int, int, np.ndarray]:
+        x0 = int(min(stats[k, 0] for k in ks))
+        y0 = int(min(stats[k, 1] for k in ks))
+        x1 = int(max(stats[k, 0] + stats[k, 2] for k in ks))
+        y1 = int(max(stats[k, 1] + stats[k, 3] for k in ks))
+        part = labels[y0:y1, x0:x1]
+        mask = np.isin(part, ks) if len(ks) > 1 else part == ks[0]
+        return x0, y0, mask.astype(np.uint8)
+
+    def inside_frame(stats: np.ndarray, k: int) -> bool:
+        x, y, cw, ch = stats[k, :4]
+        return bool(x > 0 and y > 0 and x + cw < sw and y + ch < sh)
+
     for pct in (55, 70, 85):
         level = float(np.percentile(whiteness, pct))
-        mask = (whiteness > level).astype(np.uint8)
-        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        raw = (whiteness > level).astype(np.uint8)
+        mask = np.asarray(cv2.morphologyEx(raw, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)))
         _count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
         for k in np.argsort(-stats[1:, cv2.CC_STAT_AREA])[:3] + 1:
             if stats[k, cv2.CC_STAT_AREA] < 0.02 * sh * sw:
                 break
-            regions.append((labels == k).astype(np.uint8))
-    # Flat zones: pixels joined to their neighbours where the colour hardly changes. The
-    # board's margin is one such zone; a busy or mottled table breaks into many.
+            if inside_frame(stats, int(k)):
+                regions.append(crop(labels, [int(k)], stats))
     blurred = small.astype(np.float32)
     dx = np.abs(np.diff(blurred, axis=1)).max(axis=2)
     dy = np.abs(np.diff(blurred, axis=0)).max(axis=2)
@@ -209,24 +223,19 @@ def light_regions(photo: FloatArray, side: int = 800) -> list[FloatArray]:
         zones = (step < limit).astype(np.uint8)
         count, labels, stats, _ = cv2.connectedComponentsWithStats(zones, connectivity=4)
         keep = [
-            k
+            int(k)
             for k in np.argsort(-stats[1:, cv2.CC_STAT_AREA])[:40] + 1
-            if stats[k, cv2.CC_STAT_AREA] >= 0.002 * sh * sw
-            and stats[k, 0] > 0
-            and stats[k, 1] > 0
-            and stats[k, 0] + stats[k, 2] < sw
-            and stats[k, 1] + stats[k, 3] < sh
+            if stats[k, cv2.CC_STAT_AREA] >= 0.002 * sh * sw and inside_frame(stats, int(k))
         ]
         flat_labels = labels.ravel()
         sums = np.stack(
             [np.bincount(flat_labels, lab[..., c].ravel(), minlength=count) for c in range(3)], 1
         )
         sizes = np.maximum(np.bincount(flat_labels, minlength=count), 1)[:, None]
-        means = dict(enumerate(sums / sizes))
+        means = sums / sizes
         for k in keep[:12]:
-            regions.append((labels == k).astype(np.uint8))
-            # A margin cut in pieces (by the title band, or by tall stacks leaning over it
-            # in the photo) is several zones of one colour: join the nearby ones.
+            regions.append(crop(labels, [k], stats))
+            # A margin cut in pieces is several zones of one colour: join the nearby ones.
             x, y, cw, ch = stats[k, :4]
             reach = 0.6 * max(cw, ch)
             group = [
@@ -237,13 +246,12 @@ def light_regions(photo: FloatArray, side: int = 800) -> list[FloatArray]:
                 and abs((stats[j, 1] + stats[j, 3] / 2) - (y + ch / 2)) < reach + stats[j, 3] / 2
             ]
             if len(group) > 1:
-                regions.append(np.isin(labels, group).astype(np.uint8))
+                regions.append(crop(labels, group, stats))
     found: list[tuple[float, FloatArray]] = []
-    for region in regions:
-        x, y, cw, ch = cv2.boundingRect(region)
-        if x <= 0 or y <= 0 or x + cw >= sw or y + ch >= sh:
-            continue  # the table, or a region cut by the frame
+    for x0, y0, region in regions:
         points = cv2.findNonZero(region)
+        if points is None:
+            continue
         quad = _quadrilateral(points)
         area = cv2.contourArea(quad.astype(np.float32))
         if area < 0.02 * sh * sw:
@@ -258,7 +266,7 @@ def light_regions(photo: FloatArray, side: int = 800) -> list[FloatArray]:
         outside = float((region & (1 - inside)).sum()) / max(float(region.sum()), 1.0)
         if rim_cover < 0.5 or outside > 0.05:
             continue
-        found.append((area * rim_cover, quad / scale))
+        found.append((area * rim_cover, (quad + np.array([x0, y0])) / scale))
     found.sort(key=lambda t: -t[0])
     return [order_corners(q) for _, q in found]
 
@@ -270,7 +278,7 @@ def _fill_holes(region: np.ndarray) -> np.ndarray:
     mask = np.zeros((padded.shape[0] + 2, padded.shape[1] + 2), np.uint8)
     cv2.floodFill(flood, mask, (0, 0), 1)
     holes = (flood == 0)[1:-1, 1:-1]
-    return (region | holes).astype(np.uint8)
+    return np.asarray(region | holes, np.uint8)
 
 
 def _quadrilateral(contour: np.ndarray) -> FloatArray:
@@ -408,7 +416,7 @@ def _intersect(
     if abs(np.linalg.det(m)) < 1e-6:
         return None
     s, _ = np.linalg.solve(m, q - p)
-    return p + s * d
+    return np.asarray(p + s * d, float)
 
 
 def no_board(game: str) -> PhotoError:
@@ -493,69 +501,79 @@ class BoardSpec:
         return np.array([[0, 0], [self.width, 0], [self.width, self.height], [0, self.height]])
 
 
-VERIFY_PPM = 1.5
+VERIFY_PPM = 1.5  # the fixed print is compared at this resolution
+ROUGH_PPM = 1.0  # and at this one for rough outlines
 
 
-_TEMPLATES: dict[BoardSpec, tuple[FloatArray, FloatArray]] = {}
+_TEMPLATES: dict[tuple[BoardSpec, float], tuple[FloatArray, FloatArray]] = {}
 
 
-def print_template(spec: BoardSpec) -> tuple[FloatArray, FloatArray]:
-    """The fixed print as a grey template at ``VERIFY_PPM`` (light margins, dark band) and
-    the mask of where it applies (not the playing area, not the outermost millimetre)."""
-    if spec in _TEMPLATES:
-        return _TEMPLATES[spec]
-    ppm = VERIFY_PPM
+def print_template(spec: BoardSpec, ppm: float = VERIFY_PPM) -> tuple[FloatArray, FloatArray]:
+    """The fixed print as a grey template at ``ppm`` (light margins, dark band) and the mask
+    of where it applies (not the playing area, not the outermost millimetre)."""
+    key = (spec, ppm)
+    if key in _TEMPLATES:
+        return _TEMPLATES[key]
     w, h = int(spec.width * ppm), int(spec.height * ppm)
     template = np.ones((h, w), np.float32)
     template[int(spec.band[0] * ppm) : int(spec.band[1] * ppm), int(3 * ppm) : w - int(3 * ppm)] = 0
     mask = np.ones((h, w), np.uint8)
     inner = (spec.margin - 2) * ppm
     mask[int((spec.header - 2) * ppm) : h - int(inner), int(inner) : w - int(inner)] = 0
-    edge = int(round(ppm))
+    edge = max(1, int(round(ppm)))
     mask[:edge] = mask[-edge:] = 0
     mask[:, :edge] = mask[:, -edge:] = 0
-    _TEMPLATES[spec] = (template, mask.astype(bool))
-    return _TEMPLATES[spec]
+    _TEMPLATES[key] = (template, mask.astype(bool))
+    return _TEMPLATES[key]
 
 
 def print_score(
-    image: FloatArray, quad: FloatArray, spec: BoardSpec, factor: float, rim: bool = True
+    grey: FloatArray, quad: FloatArray, spec: BoardSpec, factor: float, rim: bool = True
 ) -> float:
-    """How well the photo inside ``quad`` (top-left first) matches the board's fixed print:
-    normalised correlation, 1 for a perfect match. With ``rim``, the thin light rim above
-    the band must be as light as the margins too (a dark table next to the board would
-    otherwise pass for the band); that needs a precise outline."""
-    template, mask = print_template(spec)
+    """How well the grey photo inside ``quad`` (top-left first, photo pixels times
+    ``factor``) matches the board's fixed print: normalised correlation, 1 for a perfect
+    match. With ``rim`` (a refined outline), the thin light rim above the band must be as
+    light as the margins too (a dark table next to the board would otherwise pass for the
+    band); without, the rim is looked for anywhere near the top edge."""
+    ppm = VERIFY_PPM if rim else ROUGH_PPM
+    template, mask = print_template(spec, ppm)
     h, w = template.shape
     dst = (quad * factor).astype(np.float32)
-    src = (spec.corners * VERIFY_PPM).astype(np.float32)
+    src = (spec.corners * ppm).astype(np.float32)
     m = cv2.getPerspectiveTransform(src, dst)
-    rect = cv2.warpPerspective(image, m, (w, h), flags=cv2.WARP_INVERSE_MAP | cv2.INTER_AREA)
-    full = cv2.cvtColor(rect, cv2.COLOR_RGB2GRAY).astype(np.float32)
-    grey = full[mask]
+    flags = cv2.WARP_INVERSE_MAP | (cv2.INTER_AREA if rim else cv2.INTER_LINEAR)
+    full = np.asarray(cv2.warpPerspective(grey, m, (w, h), flags=flags), np.float32)
+    values = full[mask]
     t = template[mask]
-    g = grey - grey.mean()
+    g = values - values.mean()
     tt = t - t.mean()
     ncc = float(g @ tt / max(float(np.linalg.norm(g) * np.linalg.norm(tt)), 1e-6))
-    ppm = VERIFY_PPM
     if rim:
         strip = full[int(1.0 * ppm) : int(2.4 * ppm), int(6 * ppm) : w - int(6 * ppm)]
-    else:  # a rough outline: the rim is somewhere near the top edge
-        strip = full[0 : int(3.0 * ppm), int(6 * ppm) : w - int(6 * ppm)]
-        strip = strip.max(axis=0, keepdims=True)
-    light = float(np.median(grey[t > 0.5]))
-    dark = float(np.median(grey[t < 0.5]))
-    shortfall = (light - float(np.median(strip))) / max(light - dark, 10.0)
+        level = float(np.median(strip))
+        light = float(np.median(values[t > 0.5]))
+        dark = float(np.median(values[t < 0.5]))
+    else:
+        strip = full[0 : int(3.0 * ppm) + 1, int(6 * ppm) : w - int(6 * ppm)]
+        level = float(strip.max(axis=0).mean())
+        light = float(values[t > 0.5].mean())
+        dark = float(values[t < 0.5].mean())
+    shortfall = (light - level) / max(light - dark, 10.0)
     return ncc - max(0.0, shortfall - 0.25)
 
 
 def aspect_error(quad: FloatArray, spec: BoardSpec, size: tuple[int, int]) -> float:
     """How far the rectangle the photo shows as ``quad`` is from the board's proportions
     (absolute log ratio), through the focal length the outline implies."""
+    return abs(math.log(seen_aspect(quad, size) / spec.aspect))
+
+
+def seen_aspect(quad: FloatArray, size: tuple[int, int]) -> float:
+    """Width over height of the rectangle seen as ``quad`` (first edge over second)."""
     unit = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
     h = cv2.getPerspectiveTransform(unit, quad.astype(np.float32))
     focal = estimate_focal(h, size, aspect_known=False) or default_focal(size)
-    return abs(math.log(aspect_of(quad, focal, size) / spec.aspect))
+    return aspect_of(quad, focal, size)
 
 
 def grown_variants(quad: FloatArray, grows: tuple[float, ...]) -> list[FloatArray]:
@@ -598,21 +616,32 @@ def find_board(photo: FloatArray, specs: list[BoardSpec], game: str) -> Found:
     the best few are refined and scored again, rim included. Raises PhotoError."""
     size = (photo.shape[1], photo.shape[0])
     factor = 640 / max(size)
-    small = cv2.resize(photo, (round(size[0] * factor), round(size[1] * factor)), cv2.INTER_AREA)
+    small = np.asarray(
+        cv2.resize(
+            photo,
+            (round(size[0] * factor), round(size[1] * factor)),
+            interpolation=cv2.INTER_AREA,
+        )
+    )
+    small_grey = np.asarray(cv2.cvtColor(small, cv2.COLOR_RGB2GRAY), np.float32)
     # A light-region outline that stopped at the title band is short by the band's depth.
     grows = tuple(sorted({round(s.band[1] / (s.height - s.band[1]), 3) for s in specs}))
     rough: list[tuple[float, BoardSpec, FloatArray]] = []
     for outline in board_outlines(photo):
         for quad in grown_variants(outline, grows):
+            aspect = seen_aspect(quad, size)  # turning by a quarter inverts it
             for turn in range(4):
                 q = np.roll(quad, -turn, axis=0)
+                seen = aspect if turn % 2 == 0 else 1 / aspect
                 for spec in specs:
-                    aspect = aspect_error(q, spec, size)
-                    if aspect > 0.3:
+                    error = abs(math.log(seen / spec.aspect))
+                    if error > 0.3:
                         continue
-                    rough.append((print_score(small, q, spec, factor, rim=False) - aspect, spec, q))
+                    score = print_score(small_grey, q, spec, factor, rim=False) - error
+                    rough.append((score, spec, q))
     rough.sort(key=lambda t: -t[0])
     lab = cv2.cvtColor(photo, cv2.COLOR_RGB2LAB).astype(np.float32)
+    grey = np.asarray(cv2.cvtColor(photo, cv2.COLOR_RGB2GRAY), np.float32)
     best: tuple[float, BoardSpec, FloatArray] | None = None
     tried: list[tuple[BoardSpec, FloatArray]] = []
     for score, spec, q in rough:
@@ -622,7 +651,7 @@ def find_board(photo: FloatArray, specs: list[BoardSpec], game: str) -> Found:
             continue  # the same outline reached twice (grown or turned)
         tried.append((spec, q))
         fine = refine_outline(photo, q, lab)
-        value = print_score(photo, fine, spec, 1.0) - aspect_error(fine, spec, size)
+        value = print_score(grey, fine, spec, 1.0) - aspect_error(fine, spec, size)
         if best is None or value > best[0]:
             best = (value, spec, fine)
     if best is None or best[0] < 0.5:

@@ -125,6 +125,7 @@ class HexReading:
     scores: dict[str, float] = field(default_factory=dict)
     profile: np.ndarray | None = None  # the foot-edge profile (see read_hex)
     probes: np.ndarray | None = None  # where the profile looked: steps x arc x in/out x xy
+    outline: np.ndarray | None = None  # per step, share of probes on a printed hex outline
 
 
 class Plane:
@@ -177,7 +178,7 @@ class Plane:
             )
         pixels = np.concatenate(parts)
         bright = pixels[pixels.sum(axis=1) >= np.percentile(pixels.sum(axis=1), 30)]
-        return np.median(bright, axis=0) / CREAM * 255 + 1e-3
+        return np.asarray(np.median(bright, axis=0) / CREAM * 255 + 1e-3, np.float32)
 
     def sample(self, points_mm: np.ndarray, edges: bool = False) -> np.ndarray:
         """Colours (cream = 100) at board millimetres, any leading shape; with ``edges``,
@@ -251,14 +252,16 @@ def fit_top(
     chroma, light = _log_colour(plane.sample(pts))
     t_chroma, t_light = _log_colour(colour)
     d2 = ((chroma - t_chroma) ** 2).sum(-1) / 0.1**2 + (light - t_light) ** 2 / 0.12**2
-    like = d2 < 4.0  # within two standard deviations of the top's colour
+    # Within two standard deviations of the top's colour; a golden cube standing on the
+    # top counts as top too (rays pass through it to the rim).
+    gold = ((chroma - _GOLD_CHROMA) ** 2).sum(-1) < 0.15**2
+    like = (d2 < 4.0) | gold
     # The first sample (going out) that leaves the top's colour for good (two in a row).
     out = ~like[:, 1:] & ~like[:, :-1]
     first = np.argmax(out, axis=1)
     found = out.any(axis=1) & like[:, 0] & (first > 0)
     edge = radii[np.clip(first, 0, len(radii) - 1)] + 0.1
-    points = approx + _RAY_DIRS * edge[:, None]
-    points = points[found]
+    points = (approx + _RAY_DIRS * edge[:, None])[found]
     if len(points) < 12:
         return approx, radius, float(found.mean())
     keep = np.ones(len(points), bool)
@@ -382,7 +385,35 @@ def read_hex(plane: Plane, h: Hex, force_top: np.ndarray | None = None) -> HexRe
         },
         np.concatenate(profile).astype(np.float32),
         np.stack([inner, outer], axis=2).astype(np.float32),
+        np.stack(
+            [outline_near(plane.board.side, inner), outline_near(plane.board.side, outer)],
+            axis=1,
+        ).astype(np.float32),
     )
+
+
+@cache
+def _outline_distance(side: str) -> np.ndarray:
+    """Distance (mm) from every point of the board plane to the nearest printed hex
+    outline, at PPM pixels per mm."""
+    board = board_print(side)
+    w, h = int(board.width * PPM), int(board.height * PPM)
+    lines = np.full((h, w), 255, np.uint8)
+    for hx in board.centres:
+        pts = np.array(board.layout.corners(hx)) * PPM - 0.5
+        cv2.polylines(lines, [np.round(pts).astype(np.int32)], True, 0, 1)
+    return cv2.distanceTransform(lines, cv2.DIST_L2, 3).astype(np.float32) / PPM
+
+
+def outline_near(side: str, points: np.ndarray) -> np.ndarray:
+    """For probes (steps x arc x 2, mm): per step, the share lying within 1.2 mm of a
+    printed hex outline (a thin brown line that can pass for a token's edge)."""
+    dist = _outline_distance(side)
+    p = points.reshape(-1, 2) * PPM - 0.5
+    rows = np.clip(np.round(p[:, 1]).astype(int), 0, dist.shape[0] - 1)
+    cols = np.clip(np.round(p[:, 0]).astype(int), 0, dist.shape[1] - 1)
+    near = (dist[rows, cols] < 1.2).reshape(points.shape[:2])
+    return np.asarray(near.mean(axis=1), float)
 
 
 _GRID = np.stack(np.meshgrid(np.arange(-10, 10.1, 1.0), np.arange(-10, 10.1, 1.0)), -1).reshape(
@@ -461,9 +492,12 @@ def features(r: HexReading) -> dict[str, np.ndarray]:
     ]
     top = np.concatenate([chroma, [light, r.circle / 100, r.cube, sc["rim"]]])
     cube = [sc["gold"], sc["white"], sc["cube_spread"], sc["cube_contrast"]]
+    assert r.outline is not None
     return {
         "top": top.astype(np.float32),
-        "height": np.concatenate([r.profile, geometry, chroma, [light]]).astype(np.float32),
+        "height": np.concatenate(
+            [r.profile, r.outline.ravel(), geometry, chroma, [light], cube[:3], [r.cube]]
+        ).astype(np.float32),
         "under": np.concatenate([band_chroma, [band_light], r.band_ratio, geometry[:2]]).astype(
             np.float32
         ),

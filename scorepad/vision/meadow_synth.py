@@ -214,7 +214,7 @@ def board_texture(
         centre = (int(rng.uniform(0, lw)), int(rng.uniform(0, lh)))
         axes = (int(rng.uniform(20, 80)), int(rng.uniform(10, 40)))
         cv2.ellipse(wash, centre, axes, float(rng.uniform(0, 180)), 0, 360, 1.0, -1)
-        wash = cv2.GaussianBlur(wash, (0, 0), 8)
+        wash = np.asarray(cv2.GaussianBlur(wash, (0, 0), 8), np.float32)
         washes += (
             wash[..., None] * (np.array((205, 220, 240), np.float32) - snow) * rng.uniform(0.3, 0.7)
         )
@@ -310,12 +310,12 @@ def board_texture(
             )
     for r, c in state.marmots:
         x0, y0, x1, y1 = _square_box(r, c, ppm)
-        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-        end = (cx + along[0] * MARMOT_HEIGHT * ppm, cy + along[1] * MARMOT_HEIGHT * ppm)
+        mx, my = (x0 + x1) / 2, (y0 + y1) / 2
+        end = (mx + along[0] * MARMOT_HEIGHT * ppm, my + along[1] * MARMOT_HEIGHT * ppm)
         cv2.line(
-            shade, (int(cx), int(cy)), (int(end[0]), int(end[1])), 1.0, int(MARMOT_RADIUS * 2 * ppm)
+            shade, (int(mx), int(my)), (int(end[0]), int(end[1])), 1.0, int(MARMOT_RADIUS * 2 * ppm)
         )
-    shade = cv2.GaussianBlur(shade, (0, 0), 1.0 * ppm)
+    shade = np.asarray(cv2.GaussianBlur(shade, (0, 0), 1.0 * ppm), np.float32)
     return out.astype(np.float32) * (1 - 0.45 * shade[..., None])
 
 
@@ -326,8 +326,8 @@ def tile_texture(
     w, h = int(math.ceil(WIDTH * ppm)), int(math.ceil(HEIGHT * ppm))
     rgb = np.zeros((h, w, 3), np.float32)
     alpha = np.zeros((h, w), np.float32)
-    grass = rng.normal(0, 1, (h // 3 + 2, w // 3 + 2)).astype(np.float32)
-    grass = cv2.resize(grass, (w, h), interpolation=cv2.INTER_LINEAR)
+    noise = rng.normal(0, 1, (h // 3 + 2, w // 3 + 2)).astype(np.float32)
+    grass = np.asarray(cv2.resize(noise, (w, h), interpolation=cv2.INTER_LINEAR))
     edge = max(1, int(round(0.7 * ppm)))
     for tile in state.tiles:
         mask = np.zeros((h, w), np.uint8)
@@ -536,7 +536,7 @@ class Grade:
 def full_lines(rows: list[str], orientation: str) -> list[bool]:
     """Which counted lines (1..15) are completely covered."""
     return [
-        all(rows[r][c] in sm.COVERED_CODES for r, c in sm.line_squares(orientation, line))  # type: ignore[arg-type]
+        all(rows[r][c] in sm.COVERED_CODES for r, c in sm.line_squares(orientation, line))
         for line in range(1, sm.LINES + 1)
     ]
 

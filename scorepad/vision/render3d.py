@@ -154,7 +154,7 @@ def kelvin_rgb(kelvin: float) -> np.ndarray:
         ]
     )
     rgb = np.array([np.interp(kelvin, table[:, 0], table[:, i]) for i in (1, 2, 3)])
-    return rgb / rgb.max()
+    return np.asarray(rgb / rgb.max(), float)
 
 
 @dataclass(frozen=True)
@@ -276,7 +276,7 @@ def board_texture(board: BoardPrint, ppm: float, rng: np.random.Generator) -> np
         centre = (int(rng.uniform(0, lw)), int(rng.uniform(0, lh)))
         axes = (int(rng.uniform(15, 60)), int(rng.uniform(8, 30)))
         cv2.ellipse(wash, centre, axes, float(rng.uniform(0, 180)), 0, 360, 1.0, -1)
-        wash = cv2.GaussianBlur(wash, (0, 0), 6)
+        wash = np.asarray(cv2.GaussianBlur(wash, (0, 0), 6), np.float32)
         tint = rng.choice([(200, 222, 190), (200, 215, 230), (225, 215, 185)])
         washes += wash[..., None] * (np.array(tint, np.float32) - cream) * rng.uniform(0.3, 0.6)
     img += cv2.resize(washes, (w, h), interpolation=cv2.INTER_LINEAR)
@@ -380,14 +380,14 @@ def place_pieces(state: BoardState, board: BoardPrint, rng: np.random.Generator)
             top = col.tokens[-1]
             r = rng.uniform(0, TOKEN_RADIUS * 0.3)
             a = rng.uniform(0, 2 * math.pi)
-            colour = SPIRIT if h == state.spirit else GOLD
+            cube_colour = SPIRIT if h == state.spirit else GOLD
             col.cube = Cube(
                 top.x + r * math.cos(a),
                 top.y + r * math.sin(a),
                 top.top,
                 CUBE_SIDE * rng.uniform(0.95, 1.05),
                 float(rng.uniform(0, math.pi / 2)),
-                colour,
+                cube_colour,
             )
         columns.append(col)
     return columns

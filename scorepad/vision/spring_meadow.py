@@ -224,7 +224,7 @@ def constrain(probs: np.ndarray, burrows: frozenset[tuple[int, int]] | None) -> 
             for i in order[sm.BURROWS_PER_SIDE :]:
                 p[i, _BURROW] = 0
     total = p.sum(axis=1, keepdims=True)
-    return p / np.maximum(total, 1e-12)
+    return np.asarray(p / np.maximum(total, 1e-12), float)
 
 
 @dataclass

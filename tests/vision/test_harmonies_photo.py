@@ -159,7 +159,7 @@ def test_recognition_answers_the_board_file_shape(index: int) -> None:
 @pytest.mark.parametrize("index", PHOTOS)
 def test_recognition_reads_the_tops_and_flags_what_it_gets_wrong(index: int) -> None:
     s = photo(index)
-    g = render3d.grade(recognised(index), s)  # type: ignore[arg-type]
+    g = render3d.grade(recognised(index), s)
     assert g.found == g.side_right == 1
     assert g.top_right >= g.hexes - 1
     assert g.stack_right >= g.hexes - 4

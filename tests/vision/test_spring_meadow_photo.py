@@ -104,7 +104,7 @@ def test_recognition_answers_the_board_file_shape(index: int) -> None:
 
 @pytest.mark.parametrize("index", PLAY)
 def test_recognition_reads_the_squares_and_flags_what_it_gets_wrong(index: int) -> None:
-    g = synth.grade(recognised(index), photo(index))  # type: ignore[arg-type]
+    g = synth.grade(recognised(index), photo(index))
     assert g.found == g.orientation_right == 1
     assert g.right >= g.squares - 3
     assert g.silent <= 1

@@ -94,7 +94,11 @@ def fit(x: np.ndarray, y: np.ndarray, hidden: tuple[int, ...], alpha: float) -> 
     scaler = StandardScaler().fit(x)
     scaler.scale_[scaler.scale_ < 1e-6] = 1.0
     model = MLPClassifier(
-        hidden, alpha=alpha, max_iter=800, early_stopping=len(y) > 2000, random_state=0
+        hidden,
+        alpha=alpha,
+        max_iter=800,
+        early_stopping=hidden == SHAPES["height"][0],
+        random_state=0,
     ).fit(scaler.transform(x), y)
     return model, scaler
 
@@ -208,11 +212,11 @@ def main() -> None:
         print(f"{name}: {len(y)} train, {len(yv)} validation, accuracy {acc:.4f}, T {t:.2f}")
     arrays["flag_below"] = np.asarray(0.5)
     MODEL_FILE.parent.mkdir(exist_ok=True)
-    np.savez_compressed(MODEL_FILE, **arrays)
+    np.savez_compressed(MODEL_FILE, **arrays)  # type: ignore[arg-type]
     hv.load_models.cache_clear()
     threshold = flag_threshold(hv.load_models(), validation, args.silent)
     arrays["flag_below"] = np.asarray(threshold)
-    np.savez_compressed(MODEL_FILE, **arrays)
+    np.savez_compressed(MODEL_FILE, **arrays)  # type: ignore[arg-type]
     hv.load_models.cache_clear()
     print(f"flag below {threshold:.3f}; saved {MODEL_FILE.relative_to(ROOT)}")
 

@@ -158,7 +158,7 @@ def main() -> None:
     )
     arrays["flag_below"] = np.asarray(threshold)
     sv.MODEL_FILE.parent.mkdir(exist_ok=True)
-    np.savez_compressed(sv.MODEL_FILE, **arrays)
+    np.savez_compressed(sv.MODEL_FILE, **arrays)  # type: ignore[arg-type]
     print(f"saved {sv.MODEL_FILE.relative_to(ROOT)}")
 
 
