@@ -250,7 +250,37 @@ def features(ink: np.ndarray, fill: np.ndarray, orientation: Orientation) -> np.
     big = int((stats[1:, cv2.CC_STAT_AREA] >= 6).sum()) if n_parts > 1 else 0
     colour = [chroma(fill), float(fill.mean())]
     extra = np.array([total, big / 10, *rails * 50, *rings, *colour])
-    return np.concatenate([small, hog, extra]).astype(np.float32)
+    return np.concatenate([small, hog, extra, polar_strokes(ink) * 10]).astype(np.float32)
+
+
+@lru_cache(maxsize=1)
+def _polar() -> tuple[np.ndarray, np.ndarray]:
+    """Per patch pixel: the band (0..POLAR_BANDS-1, distance from the centre) and the angle
+    of the ray from the centre."""
+    yy, xx = np.mgrid[0:PATCH, 0:PATCH].astype(np.float32)
+    dx, dy = xx - PATCH / 2 + 0.5, yy - PATCH / 2 + 0.5
+    radius = np.hypot(dx, dy) / (PATCH / 2)
+    band = np.minimum((radius / 0.15).astype(int), POLAR_BANDS - 1)
+    return band, np.arctan2(dy, dx)
+
+
+POLAR_BANDS = 5
+POLAR_BINS = 4
+
+
+def polar_strokes(ink: np.ndarray) -> np.ndarray:
+    """Stroke directions relative to the centre, by distance band: for each band, how much
+    stroke runs along the radius (petals), across it (rings), or obliquely (stars, zigzags),
+    whatever the drawing's rotation. (POLAR_BANDS * POLAR_BINS,), per unit of ink."""
+    gx = cv2.Sobel(ink, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(ink, cv2.CV_32F, 0, 1, ksize=3)
+    mag = np.hypot(gx, gy)
+    band, ray = _polar()
+    rel = np.abs(((np.arctan2(gy, gx) - ray) + math.pi / 2) % math.pi - math.pi / 2)
+    bins = np.minimum((rel / (math.pi / 2) * POLAR_BINS).astype(int), POLAR_BINS - 1)
+    index = band * POLAR_BINS + bins
+    hist = np.bincount(index.ravel(), weights=mag.ravel(), minlength=POLAR_BANDS * POLAR_BINS)
+    return np.asarray(hist[: POLAR_BANDS * POLAR_BINS] / (PATCH * PATCH), np.float64)
 
 
 @lru_cache(maxsize=1)
@@ -266,6 +296,24 @@ def ring_ink(ink: np.ndarray) -> np.ndarray:
     sums = np.bincount(rings.ravel(), weights=ink.ravel(), minlength=9)[:8]
     counts = np.bincount(rings.ravel(), minlength=9)[:8]
     return np.asarray(sums / np.maximum(counts, 1))
+
+
+INK_LEVEL = 0.45  # a sheet's typical pencil darkness after normalise_inks
+
+
+def normalise_inks(inks: list[np.ndarray]) -> list[np.ndarray]:
+    """The ink maps of one sheet brought to a common darkness: one player presses hard or
+    softly, one photo is sharp or blurred, so the same drawing gives faint or dark ink. The
+    sheet's level is the median over its drawn hexes of each hex's near-darkest ink; the
+    gain is bounded (a blank sheet stays blank)."""
+    if not inks:
+        return inks
+    tops = np.array([float(np.percentile(i[i > 0], 97)) if (i > 0).any() else 0.0 for i in inks])
+    drawn = tops > 0.15
+    if not drawn.any():
+        return inks
+    gain = float(np.clip(INK_LEVEL / float(np.median(tops[drawn])), 0.7, 2.5))
+    return [np.clip(i * gain, 0, 1).astype(np.float32) for i in inks]
 
 
 def sheet_features(
@@ -299,6 +347,8 @@ def family_features(inks: list[np.ndarray]) -> np.ndarray:
     (a ring, more petals, a star, sparkles...), always by *adding* to their sunflower, so the
     comparison within the sheet says which are super where absolute looks cannot."""
     rings = np.array([ring_ink(i) for i in inks])  # (n, 8)
+    polar = np.array([polar_strokes(i) for i in inks]) * 10  # (n, bands * bins)
+    med_polar = np.median(polar, axis=0) + 0.02
     totals = np.array([float(i.mean()) for i in inks])
     med_rings = np.median(rings, axis=0) + 0.01
     med_total = float(np.median(totals)) + 0.005
@@ -313,6 +363,8 @@ def family_features(inks: list[np.ndarray]) -> np.ndarray:
             ),
             rings * 5,
             totals[:, None] * 10,
+            polar / med_polar,
+            polar,
         ],
         axis=1,
     ).astype(np.float32)

@@ -353,7 +353,7 @@ def printed_cells(
     if not chosen:
         raise PhotoError("no hex grid found on the sheet")
     group = max(components(chosen), key=len)
-    mapping = _normal_map(group, lattice.orientation)
+    mapping = normal_map(group, lattice.orientation)
     support_of = dict(zip(p.hexes, support / 6.0, strict=True))
     return Grid(
         lattice=lattice,
@@ -363,7 +363,7 @@ def printed_cells(
     )
 
 
-def _normal_map(group: Iterable[Hex], orientation: Orientation) -> dict[Hex, Hex]:
+def normal_map(group: Iterable[Hex], orientation: Orientation) -> dict[Hex, Hex]:
     group = list(group)
     normal = normalise_hexes({h: h for h in group}, orientation)
     return dict(sorted(normal.items()))

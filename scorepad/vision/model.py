@@ -26,12 +26,16 @@ class SymbolModel:
     temperature: float  # item softmax temperature (calibrated on validation photos)
     rail_temperature: float  # rail-side softmax temperature
     flag_below: float  # cells whose probability is below this are flagged
-    #: Second stage, super sunflower or sunflower within one sheet: logistic regression.
+    #: Second stage, super sunflower or sunflower within one sheet: logistic regression, or
+    #: a one-hidden-layer perceptron when ``super_hidden_w`` is set.
     super_mean: np.ndarray | None = None
     super_scale: np.ndarray | None = None
     super_w: np.ndarray | None = None
     super_b: float = 0.0
     super_temperature: float = 1.0  # softens the within-sheet split (calibrated)
+    #: When set, the second stage is a perceptron: this ReLU layer comes first.
+    super_hidden_w: np.ndarray | None = None
+    super_hidden_b: np.ndarray | None = None
 
     def probabilities(self, x: np.ndarray) -> np.ndarray:
         """Class probabilities (n, len(CLASSES)) for feature rows x (n, d)."""
@@ -48,7 +52,10 @@ class SymbolModel:
         ``cells.family_features``); None when the model has no second stage."""
         if self.super_w is None or self.super_mean is None or self.super_scale is None:
             return None
-        z = ((np.asarray(x, np.float64) - self.super_mean) / self.super_scale) @ self.super_w
+        h = (np.asarray(x, np.float64) - self.super_mean) / self.super_scale
+        if self.super_hidden_w is not None and self.super_hidden_b is not None:
+            h = np.maximum(h @ self.super_hidden_w + self.super_hidden_b, 0.0)
+        z = h @ self.super_w
         return np.asarray(1 / (1 + np.exp(-(z + self.super_b))))
 
     def to_bytes(self) -> bytes:
@@ -66,6 +73,9 @@ class SymbolModel:
             arrays["super_scale"] = self.super_scale
             arrays["super_w"] = self.super_w
             arrays["super_b"] = np.array([self.super_b, self.super_temperature])
+            if self.super_hidden_w is not None and self.super_hidden_b is not None:
+                arrays["super_hidden_w"] = self.super_hidden_w
+                arrays["super_hidden_b"] = self.super_hidden_b
         for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
             arrays[f"w{i}"] = w.astype(np.float32)
             arrays[f"b{i}"] = b.astype(np.float32)
@@ -91,6 +101,8 @@ class SymbolModel:
                 super_w=z["super_w"].astype(np.float64) if "super_w" in z.files else None,
                 super_b=float(z["super_b"][0]) if "super_b" in z.files else 0.0,
                 super_temperature=float(z["super_b"][1]) if "super_b" in z.files else 1.0,
+                super_hidden_w=z["super_hidden_w"] if "super_hidden_w" in z.files else None,
+                super_hidden_b=z["super_hidden_b"] if "super_hidden_b" in z.files else None,
             )
 
 

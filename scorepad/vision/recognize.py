@@ -18,11 +18,11 @@ import numpy as np
 
 from scorepad.boardfile import BoardError
 from scorepad.games import sunflower_valley as sv
-from scorepad.hexgrid import Hex
+from scorepad.hexgrid import Hex, components
 from scorepad.vision import cells as cellread
 from scorepad.vision import model as symbols
 from scorepad.vision.decode import PhotoError, decode
-from scorepad.vision.lattice import Grid, find_grid
+from scorepad.vision.lattice import Grid, find_grid, normal_map
 from scorepad.vision.sheet import Rectified, candidate_outlines, rectify
 
 SUPPORTED = ("sunflower-valley", "harmonies", "spring-meadow")
@@ -31,6 +31,7 @@ FULL_SHEET = 30  # hexes on a sheet (5 areas of 5, 5 mountains): such a grid is 
 SHEET_MOUNTAINS = 5
 MAX_GRIDS = 4  # candidate sheets whose hex grid we look for, at most
 ODD_SHEET = 0.3  # probability factor for every cell of a sheet with an unexpected count
+WHOLE_OUTLINE = 5 / 6  # outline support of a hex outlined (nearly) all round
 
 
 @dataclass
@@ -172,7 +173,7 @@ def locate(photo: np.ndarray) -> tuple[Rectified, Grid]:
         try:
             rectified = rectify(photo, quad)
             grids += 1
-            grid = find_grid(rectified.image)
+            grid = trim(find_grid(rectified.image))
         except PhotoError as err:
             problem = str(err)
             continue
@@ -188,13 +189,40 @@ def locate(photo: np.ndarray) -> tuple[Rectified, Grid]:
     return best[1], best[2]
 
 
+def trim(grid: Grid) -> Grid:
+    """A sheet has 30 hexes: when more were found, the extra ones are those outlined only in
+    part (a shadow or the table taken for print colour next to the sheet's edge). Such hexes
+    are dropped, least outlined first, while the rest stays one connected group of at least
+    30; coordinates are normalised again."""
+    if len(grid.cells) <= FULL_SHEET:
+        return grid
+    by_raw = {raw: n for n, raw in grid.raw.items()}
+    kept = set(by_raw)
+    for raw in sorted(kept, key=lambda r: grid.outline_support[by_raw[r]]):
+        if len(kept) == FULL_SHEET or grid.outline_support[by_raw[raw]] >= WHOLE_OUTLINE:
+            break
+        rest = kept - {raw}
+        if len(max(components(rest), key=len)) == len(rest):
+            kept = rest
+    if len(kept) == len(by_raw):
+        return grid
+    mapping = normal_map(kept, grid.lattice.orientation)
+    return Grid(
+        lattice=grid.lattice,
+        cells={n: grid.lattice.centre(raw) for n, raw in mapping.items()},
+        raw=mapping,
+        outline_support={n: grid.outline_support[by_raw[raw]] for n, raw in mapping.items()},
+    )
+
+
 def read(photo: np.ndarray, rectified: Rectified, grid: Grid) -> list[Reading]:
     """Mountain, area, item and rail sides of every hex, each with its probability."""
     orientation = grid.lattice.orientation
     found = cellread.read_cells(photo, rectified.to_photo, rectified.image, grid)
     model = symbols.load()
-    feats = cellread.sheet_features([c.ink for c in found], [c.fill for c in found], orientation)
-    probs = resolve_super(model, model.probabilities(feats), [c.ink for c in found])
+    inks = cellread.normalise_inks([c.ink for c in found])
+    feats = cellread.sheet_features(inks, [c.fill for c in found], orientation)
+    probs = resolve_super(model, model.probabilities(feats), inks)
     mountain_col = symbols.CLASSES.index("mountain")
     mountain_p = probs[:, mountain_col]
     mountains = mountain_p >= 0.5
@@ -216,7 +244,7 @@ def read(photo: np.ndarray, rectified: Rectified, grid: Grid) -> list[Reading]:
         parts = {"area": float(area_p[k]), "item": float(items[best])}
         sides = None
         if item == "rail":
-            scores = cellread.rail_scores(c.ink, orientation) * 100 / model.rail_temperature
+            scores = cellread.rail_scores(inks[i], orientation) * 100 / model.rail_temperature
             e = np.exp(scores - scores.max())
             side_p = e / e.sum()
             j = int(np.argmax(side_p))

@@ -21,6 +21,8 @@ SHEET_WIDTH = 800
 SHEET_HEIGHT = 1128
 FIND_SIDE = 960  # long side of the copy used to find the outline
 REFINE = True
+#: Lab gradients (Sobel) that count as a sharp colour step (the paper's edge)
+SMOOTH_STEPS = (25.0, 40.0, 60.0)
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,9 @@ def candidate_outlines(rgb: np.ndarray, limit: int = 6) -> list[np.ndarray]:
         for t in sorted({int(v) for v in (level, *np.linspace(level, high - 10, 6)[1:])})
     ]
     masks += _flood_masks(small, whiteness)
+    grad = _colour_steps(small)
+    for step in SMOOTH_STEPS:
+        masks += _smooth_masks(grad, step)
     for fraction in (0.35, 0.6):  # brighter than the table around it, even in a shadow
         block = int(max(sh, sw) * fraction) | 1
         masks.append(
@@ -80,10 +85,12 @@ def candidate_outlines(rgb: np.ndarray, limit: int = 6) -> list[np.ndarray]:
             scored.append((area * min(fill, 1 / fill) ** 4, quad))
     scored.sort(key=lambda t: -t[0])
     edges = cv2.Canny(cv2.cvtColor(small, cv2.COLOR_RGB2GRAY), 30, 90)
-    if REFINE:
-        scored = [(v, refine_quad(edges, q)) for v, q in scored]
+    ys, xs = np.nonzero(edges)
+    points = np.stack([xs, ys], axis=1).astype(np.float64)
     unique: list[np.ndarray] = []
-    for _, quad in scored:
+    for _, quad in scored:  # refined one by one, until enough different ones are found
+        if REFINE:
+            quad = refine_quad(edges, quad, points=points)
         if all(np.abs(order_corners(quad) - order_corners(u)).max() > 4 for u in unique):
             unique.append(quad)
         if len(unique) == limit:
@@ -118,6 +125,46 @@ def _flood_masks(small: np.ndarray, whiteness: np.ndarray) -> list[np.ndarray]:
     return masks
 
 
+def _colour_steps(small: np.ndarray) -> np.ndarray:
+    """Gradient magnitude in Lab (largest over the three channels) of a lightly blurred copy."""
+    lab = cv2.cvtColor(cv2.GaussianBlur(small, (0, 0), 1.2), cv2.COLOR_RGB2Lab).astype(np.float32)
+    grad = np.zeros(small.shape[:2], np.float32)
+    for c in range(3):
+        gx = cv2.Sobel(lab[..., c], cv2.CV_32F, 1, 0, ksize=3)
+        gy = cv2.Sobel(lab[..., c], cv2.CV_32F, 0, 1, ksize=3)
+        grad = np.maximum(grad, np.hypot(gx, gy))
+    return grad
+
+
+def _smooth_masks(grad: np.ndarray, step: float, limit: int = 2) -> list[np.ndarray]:
+    """Regions without sharp colour steps (``grad`` above ``step``) inside, holes filled:
+    the paper's blank margin round the print, cut off from the table by the paper's edge.
+    This finds a sheet that is no whiter than the table (tinted light, grey or bright
+    tables), and one crossed by a soft shadow, as long as the table is textured or the
+    paper's edge is a visible step."""
+    sh, sw = grad.shape
+    edges = (grad > step).astype(np.uint8)
+    smooth = 1 - cv2.dilate(edges, np.ones((3, 3), np.uint8))
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(smooth, connectivity=4)
+    order = np.argsort(-stats[1:, cv2.CC_STAT_AREA]) + 1
+    masks = []
+    for k in order[: limit * 3]:
+        x, y, cw, ch, area = stats[k]
+        if area < 0.01 * sh * sw:
+            break
+        touching = (x <= 1) + (y <= 1) + (x + cw >= sw - 1) + (y + ch >= sh - 1)
+        if touching >= 2:
+            continue
+        region = (labels == k).astype(np.uint8)
+        contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        filled = np.zeros_like(region)
+        cv2.drawContours(filled, contours, -1, 1, -1)
+        masks.append(cv2.dilate(filled, np.ones((3, 3), np.uint8)))
+        if len(masks) == limit:
+            break
+    return masks
+
+
 def _quadrilateral(contour: np.ndarray) -> np.ndarray:
     """The four corners of an outline: the four-sided polygon around its hull that adds the
     least area (OpenCV's approxPolyN where available), else a simplified hull."""
@@ -136,12 +183,16 @@ def _quadrilateral(contour: np.ndarray) -> np.ndarray:
     return cv2.boxPoints(cv2.minAreaRect(hull)).astype(np.float64)
 
 
-def refine_quad(edges: np.ndarray, quad: np.ndarray, band: float = 0.012) -> np.ndarray:
+def refine_quad(
+    edges: np.ndarray, quad: np.ndarray, band: float = 0.012, points: np.ndarray | None = None
+) -> np.ndarray:
     """Snap each side of a rough quadrilateral onto the straight paper edge near it (edge
-    pixels within a band around the side, robust line fit), then intersect the sides."""
+    pixels within a band around the side, robust line fit), then intersect the sides.
+    ``points``: the edge pixels as (x, y) rows, when already listed."""
     quad = order_corners(quad)
-    ys, xs = np.nonzero(edges)
-    points = np.stack([xs, ys], axis=1).astype(np.float64)
+    if points is None:
+        ys, xs = np.nonzero(edges)
+        points = np.stack([xs, ys], axis=1).astype(np.float64)
     lines = []
     for i in range(4):
         a, b = quad[i], quad[(i + 1) % 4]

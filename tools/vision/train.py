@@ -37,6 +37,8 @@ from scorepad.vision.decode import PhotoError, decode  # noqa: E402
 
 MODEL_PATH = ROOT / "scorepad" / "vision" / "models" / symbols.MODEL_FILE
 CACHE = Path("/tmp/scorepad-vision-cache")
+CHUNK = 100  # photos per cached chunk
+SUPER_HIDDEN = 32  # hidden units of the super-sunflower stage
 
 
 def photo_cells(args: tuple[tuple[int, int], int, float]) -> dict[str, Any] | None:
@@ -72,28 +74,42 @@ def photo_cells(args: tuple[tuple[int, int], int, float]) -> dict[str, Any] | No
 def collect(
     split: tuple[int, int], count: int, megapixels: float, name: str
 ) -> dict[str, np.ndarray]:
-    """Cells of ``count`` photos of a split (cached in /tmp between runs), with features."""
+    """Cells of ``count`` photos of a split, with features. The cells are gathered in chunks
+    of ``CHUNK`` photos, each cached in /tmp between runs (features are recomputed from the
+    cached ink maps, so a feature change needs no new photos)."""
     CACHE.mkdir(exist_ok=True)
-    path = CACHE / f"{name}-{split[0]}-{count}-{megapixels}-ink.npz"
-    if path.exists():
-        with np.load(path) as z:
-            data = {k: z[k] for k in z.files}
-    else:
+    chunks = []
+    for start in range(0, count, CHUNK):
+        end = min(start + CHUNK, count)
+        path = CACHE / f"{name}-{split[0]}-{start}-{end}-{megapixels}-ink.npz"
+        if path.exists():
+            with np.load(path) as z:
+                chunks.append({k: z[k] for k in z.files})
+            continue
         t = time.time()
         with Pool(2) as pool:
             parts = pool.map(
-                photo_cells, [(split, i, megapixels) for i in range(count)], chunksize=4
+                photo_cells, [(split, i, megapixels) for i in range(start, end)], chunksize=2
             )
         kept = [p for p in parts if p is not None]
-        print(f"{name}: {len(kept)}/{count} photos usable, {time.time() - t:.0f} s", flush=True)
-        data = {k: np.concatenate([p[k] for p in kept]) for k in kept[0]}
-        np.savez(path, **data)
+        print(
+            f"{name} {start}-{end}: {len(kept)}/{end - start} photos usable, "
+            f"{time.time() - t:.0f} s",
+            flush=True,
+        )
+        chunk = {k: np.concatenate([p[k] for p in kept]) for k in kept[0]}
+        np.savez(path, **chunk)
+        chunks.append(chunk)
+    data = {k: np.concatenate([c[k] for c in chunks]) for k in chunks[0]}
     rows = []
+    ink = np.empty(data["ink"].shape, np.float16)
     for photo in np.unique(data["photo"]):
         sel = np.flatnonzero(data["photo"] == photo)
         orientation = Orientation.POINTY if data["pointy"][sel[0]] else Orientation.FLAT
-        inks = [data["ink"][i].astype(np.float32) for i in sel]
+        inks = cellread.normalise_inks([data["ink"][i].astype(np.float32) for i in sel])
+        ink[sel] = np.array(inks, np.float16)
         rows.append(cellread.sheet_features(inks, [data["fill"][i] for i in sel], orientation))
+    data["ink"] = ink  # as the recogniser sees them (normalised sheet by sheet)
     data["x"] = np.concatenate(rows)
     rails = data["y"] == symbols.CLASSES.index("rail")
     data["rails"] = np.array(
@@ -161,19 +177,31 @@ def family_rows(data: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def train_super(model: symbols.SymbolModel, data: dict[str, np.ndarray]) -> symbols.SymbolModel:
-    from sklearn.linear_model import LogisticRegression
+    """The within-sheet second stage: a small perceptron (players mark super sunflowers in
+    different ways: more ink outside for some marks, inside for others, which no single
+    linear direction separates)."""
+    from sklearn.neural_network import MLPClassifier
 
     x, y = family_rows(data)
     mean, scale = x.mean(axis=0), x.std(axis=0) + 1e-3
-    clf = LogisticRegression(C=0.5, max_iter=2000).fit((x - mean) / scale, y)
+    clf = MLPClassifier(
+        hidden_layer_sizes=(SUPER_HIDDEN,),
+        alpha=1e-2,
+        max_iter=500,
+        early_stopping=True,
+        n_iter_no_change=20,
+        random_state=0,
+    ).fit((x - mean) / scale, y)
     print(f"super-sunflower stage: train accuracy {clf.score((x - mean) / scale, y):.4f}")
     return symbols.SymbolModel(
         **{
             **model.__dict__,
             "super_mean": mean,
             "super_scale": scale,
-            "super_w": clf.coef_[0].astype(np.float64),
-            "super_b": float(clf.intercept_[0]),
+            "super_hidden_w": clf.coefs_[0].astype(np.float64),
+            "super_hidden_b": clf.intercepts_[0].astype(np.float64),
+            "super_w": clf.coefs_[1][:, 0].astype(np.float64),
+            "super_b": float(clf.intercepts_[1][0]),
         }
     )
 
