@@ -31,6 +31,10 @@ FULL_SHEET = 30  # hexes on a sheet (5 areas of 5, 5 mountains): such a grid is 
 SHEET_MOUNTAINS = 5
 MAX_GRIDS = 4  # candidate sheets whose hex grid we look for, at most
 ODD_SHEET = 0.3  # probability factor for every cell of a sheet with an unexpected count
+#: A sheet with at least this many sunflower-like hexes and no super sunflower found has
+#: its sunflowers doubted by NO_SUPER_SEEN (see read()).
+FAMILY_DOUBT = 3
+NO_SUPER_SEEN = 0.8
 WHOLE_OUTLINE = 5 / 6  # outline support of a hex outlined (nearly) all round
 
 
@@ -230,6 +234,15 @@ def read(photo: np.ndarray, rectified: Rectified, grid: Grid) -> list[Reading]:
     fills = np.array([found[i].fill for i in area_idx]).reshape(-1, 3)
     labels, area_p = cellread.cluster_areas(fills)
     names = cellread.name_areas(fills, labels) if len(area_idx) else {}
+    family = (
+        probs[:, symbols.CLASSES.index("sunflower")]
+        + probs[:, symbols.CLASSES.index("super-sunflower")]
+    )
+    items_only = probs.copy()
+    items_only[:, mountain_col] = 0.0
+    best_items = items_only.argmax(axis=1)
+    supers = int((best_items == symbols.CLASSES.index("super-sunflower")).sum())
+    unsure_family = supers == 0 and int((family >= 0.5).sum()) >= FAMILY_DOUBT
     readings = []
     for i, c in enumerate(found):
         m = float(mountain_p[i])
@@ -242,6 +255,11 @@ def read(photo: np.ndarray, rectified: Rectified, grid: Grid) -> list[Reading]:
         best = int(np.argmax(items))
         item = symbols.CLASSES[best]
         parts = {"area": float(area_p[k]), "item": float(items[best])}
+        if unsure_family and item == "sunflower":
+            # Several sunflowers and not one super sunflower: more likely a player's super
+            # mark we do not tell apart than a sheet without any (validation: about one
+            # such sunflower in six was a super sunflower).
+            parts["family"] = NO_SUPER_SEEN
         sides = None
         if item == "rail":
             scores = cellread.rail_scores(inks[i], orientation) * 100 / model.rail_temperature

@@ -276,7 +276,7 @@ def choose_threshold(
         return 0.5
     probs = np.array([p for p, _ in pairs])
     right = np.array([ok for _, ok in pairs])
-    print(f"validation cells {len(pairs)}, right {right.mean():.4f}")
+    print(f"validation cells {len(pairs)}, right {right.mean():.4f}", flush=True)
     chosen = None
     for tau in np.linspace(0.05, 0.99, 95):
         flagged = float((probs < tau).mean())
