@@ -6,12 +6,12 @@ import cv2
 import numpy as np
 import pytest
 
-from scorepad.hexgrid import Hex, Orientation
+from scorepad.hexgrid import Hex, Orientation, neighbors
 from scorepad.vision import synth
 from scorepad.vision.decode import PhotoError, decode
-from scorepad.vision.lattice import find_grid, normalise_hexes
-from scorepad.vision.recognize import locate
-from scorepad.vision.sheet import SHEET_HEIGHT, SHEET_WIDTH
+from scorepad.vision.lattice import Grid, find_grid, normalise_hexes
+from scorepad.vision.recognize import locate, trim
+from scorepad.vision.sheet import SHEET_HEIGHT, SHEET_WIDTH, candidate_outlines, order_corners
 
 
 def printed(seed: int) -> synth.PrintedSheet:
@@ -65,3 +65,55 @@ def test_no_sheet_in_a_photo_of_a_table():
     _ok, data = cv2.imencode(".jpg", table)
     with pytest.raises(PhotoError, match="no sheet"):
         locate(decode(data.tobytes()))
+
+
+def test_a_grid_with_extra_partly_outlined_hexes_is_trimmed_to_the_sheet():
+    sheet = printed(100_001)
+    image = cv2.resize(sheet.image, (SHEET_WIDTH, SHEET_HEIGHT), interpolation=cv2.INTER_AREA)
+    grid = find_grid(image)
+    want = {Hex(c["q"], c["r"]) for c in sheet.layout["cells"]}
+    # Two neighbours of the sheet, outlined only on the sides they share with it.
+    raw = set(grid.raw.values())
+    extra = list(dict.fromkeys(n for h in sorted(raw) for n in neighbors(h) if n not in raw))[:2]
+    raw_map = {**{h: h for h in raw}, **{h: h for h in extra}}
+    support = {**{h: 1.0 for h in raw}, **{h: 0.5 for h in extra}}
+    padded = Grid(
+        lattice=grid.lattice,
+        cells={h: grid.lattice.centre(h) for h in raw_map},
+        raw=raw_map,
+        outline_support=support,
+    )
+    trimmed = trim(padded)
+    assert len(trimmed.cells) == 30
+    assert set(trimmed.cells) == want  # coordinates normalised again
+
+
+def test_a_grid_of_thirty_is_kept_as_it_is():
+    sheet = printed(100_002)
+    image = cv2.resize(sheet.image, (SHEET_WIDTH, SHEET_HEIGHT), interpolation=cv2.INTER_AREA)
+    grid = find_grid(image)
+    assert trim(grid) is grid
+
+
+def test_a_sheet_on_a_table_as_bright_as_the_paper_is_outlined():
+    # A tinted sheet on a light, textured table: no whiteness threshold cuts it out, its
+    # smooth blank margin does.
+    rng = np.random.default_rng(5)
+    h, w = 900, 1200
+    noise = cv2.resize(rng.normal(0, 1, (h // 16, w // 16)).astype(np.float32), (w, h))
+    table = np.clip(200 + 25 * noise[..., None] + np.zeros(3), 0, 255).astype(np.uint8)
+    sheet = printed(100_003).image
+    quad = np.array([[300, 120], [820, 160], [790, 820], [260, 780]], np.float32)
+    src = np.array(
+        [[0, 0], [sheet.shape[1], 0], [sheet.shape[1], sheet.shape[0]], [0, sheet.shape[0]]],
+        np.float32,
+    )
+    m = cv2.getPerspectiveTransform(src, quad)
+    tinted = (sheet.astype(np.float32) * np.array([0.95, 1.0, 0.85])).astype(np.uint8)
+    warped = cv2.warpPerspective(tinted, m, (w, h))
+    inside = cv2.warpPerspective(np.full(sheet.shape[:2], 255, np.uint8), m, (w, h)) > 0
+    photo = np.where(inside[..., None], warped, table)
+    errors = [
+        np.abs(order_corners(q) - order_corners(quad)).max() for q in candidate_outlines(photo)
+    ]
+    assert min(errors) < 8

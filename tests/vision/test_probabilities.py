@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from scorepad.games import sunflower_valley as sv
 from scorepad.hexgrid import ORIGIN, Hex
@@ -69,3 +70,13 @@ def test_five_areas_of_five_are_grouped_by_colour_even_when_two_are_close():
     names = cells.name_areas(fills, labels)
     assert names[labels[0]] == "yellow" and names[labels[10]] == "blue"
     assert len(set(names.values())) == 5
+
+
+def test_faint_pencil_is_brought_to_the_common_darkness():
+    ink = np.zeros((cells.PATCH, cells.PATCH), np.float32)
+    ink[20:40, 30:33] = 0.2  # a soft, thin stroke
+    blank = np.zeros_like(ink)
+    out = cells.normalise_inks([ink, ink.copy(), blank])
+    assert out[0].max() == pytest.approx(cells.INK_LEVEL)
+    assert out[2].max() == 0  # a blank hex stays blank
+    assert cells.normalise_inks([blank, blank])[0].max() == 0

@@ -1,10 +1,13 @@
 """Train the pencil-symbol classifier and calibrate its probabilities (issue 7).
 
-    nice -n 10 .venv/bin/python tools/vision/train.py [--train 300] [--validation 100]
+    nice -n 10 .venv/bin/python tools/vision/train.py [--train 800] [--validation 100]
 
 1. Synthetic photos from the TRAIN seed range (drawing styles, scenes and layouts of their
    own) go through the real pipeline; each recognised hex's features are labelled with the
-   truth. A scikit-learn MLP learns the six classes.
+   truth (photos whose grid is not found as printed are left out). A scikit-learn MLP
+   learns the seven classes; a second, smaller one the within-sheet super sunflower split.
+   Ink maps are cached in /tmp by chunks of 100 photos, so a feature change retrains in
+   minutes.
 2. Photos from the VALIDATION range (disjoint styles and scenes) calibrate the softmax
    temperatures (items, rail sides) and then the flag threshold: the lowest cell probability
    below which cells are flagged so that few wrong cells stay unflagged.
@@ -325,7 +328,7 @@ def _per_cell(result: dict[str, Any], truth: synth.Sample) -> dict[tuple[int, in
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--train", type=int, default=300)
+    parser.add_argument("--train", type=int, default=800)
     parser.add_argument("--validation", type=int, default=100)
     parser.add_argument("--megapixels", type=float, default=3.0)
     args = parser.parse_args()
