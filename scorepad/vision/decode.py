@@ -62,8 +62,10 @@ def decode(data: bytes, target_side: int = 2000) -> np.ndarray:
                 raise PhotoError(f"the photo is too small ({width}x{height}); take it closer")
             scale = max(width, height) / target_side
             if image.format == "JPEG" and scale >= 2:
-                # DCT scaling: 1/2, 1/4 or 1/8 of the size, decoded directly.
-                image.draft("RGB", (int(width / scale) + 1, int(height / scale) + 1))
+                # DCT scaling: 1/2, 1/4 or 1/8 of the size, decoded directly (draft keeps
+                # the image at least this size: asking for a pixel more would make a
+                # 4000 x 3000 photo decode at full size).
+                image.draft("RGB", (round(width / scale), round(height / scale)))
             image.load()
             image = ImageOps.exif_transpose(image)
             image = image.convert("RGB")

@@ -104,9 +104,14 @@ def lattice_vectors(edges: np.ndarray) -> tuple[Orientation, float, float]:
     h, w = edges.shape
     region = edges - edges.mean()
     window = np.outer(np.hanning(h), np.hanning(w)).astype(np.float32)
-    spectrum = np.fft.rfft2(region * window, s=(2 * h, 2 * w))
-    corr = np.fft.irfft2(np.abs(spectrum) ** 2, s=(2 * h, 2 * w))
-    corr = np.fft.fftshift(corr)
+    # Autocorrelation through the power spectrum, zero-padded to at least twice the size (no
+    # wrap-around), in single precision with OpenCV's DFT (a few times faster than NumPy's).
+    padded = np.zeros((cv2.getOptimalDFTSize(2 * h), cv2.getOptimalDFTSize(2 * w)), np.float32)
+    padded[:h, :w] = region * window
+    spectrum = cv2.dft(padded, flags=cv2.DFT_COMPLEX_OUTPUT)
+    power = spectrum[..., 0] ** 2 + spectrum[..., 1] ** 2
+    # The power spectrum is real and even: its forward transform is the autocorrelation.
+    corr = np.fft.fftshift(cv2.dft(power, flags=cv2.DFT_COMPLEX_OUTPUT)[..., 0])
     cy, cx = corr.shape[0] // 2, corr.shape[1] // 2
     reach = int(MAX_SIZE * 2)
     patch = corr[cy - reach : cy + reach + 1, cx - reach : cx + reach + 1]
