@@ -164,8 +164,9 @@ def board_outlines(photo: FloatArray, limit: int = 16) -> list[FloatArray]:
     The board is a large light printed rectangle. Two sources: light regions with their
     holes filled (the pieces standing on the board and its printed title band are holes in
     the light print), and the outline search of the Sunflower Valley sheet finder
-    (``sheet.candidate_outlines``)."""
-    quads = light_regions(photo) + [order_corners(q) for q in candidate_outlines(photo, 4)]
+    (``sheet.candidate_outlines``; six of its outlines, as its first few may all be smooth
+    regions inside the board)."""
+    quads = light_regions(photo) + [order_corners(q) for q in candidate_outlines(photo, 6)]
     unique: list[FloatArray] = []
     for q in quads:
         if all(np.abs(q - u).max() > 0.01 * max(photo.shape) for u in unique):
