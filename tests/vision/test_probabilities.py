@@ -27,6 +27,12 @@ def test_a_full_sheet_is_trusted():
     assert [r.p for r in doubt_odd_sheets(readings)] == [r.p for r in sheet(sv.example_layout())]
 
 
+def test_a_full_sheet_whose_hexes_are_poorly_outlined_is_doubted_everywhere():
+    readings = sheet(sv.example_layout())
+    doubted = doubt_odd_sheets(readings, outline_support=0.7)
+    assert all(r.p <= 0.99 * ODD_SHEET for r in doubted)
+
+
 def test_a_sheet_with_a_hex_missing_is_doubted_everywhere():
     readings = sheet(sv.example_layout())[1:]
     doubted = doubt_odd_sheets(readings)
