@@ -16,7 +16,6 @@ import contextlib
 import json
 import os
 import resource
-import subprocess
 import sys
 import time
 from multiprocessing import Pool
@@ -34,6 +33,8 @@ sys.path.insert(0, str(ROOT))
 from scorepad.vision import synth  # noqa: E402
 from scorepad.vision.decode import PhotoError  # noqa: E402
 from scorepad.vision.recognize import recognize  # noqa: E402
+
+from vision_common import peak_memory  # noqa: E402
 
 CACHE = Path("/tmp/scorepad-vision-test")
 
@@ -97,21 +98,6 @@ def latency(count: int, megapixels: float) -> list[float]:
     return seconds
 
 
-def peak_memory(path: Path) -> float:
-    """Peak resident memory (MB) of a fresh process recognising one photo."""
-    code = (
-        "import resource, sys\n"
-        "from scorepad.vision.recognize import recognize\n"
-        "try:\n    recognize(open(sys.argv[1], 'rb').read())\nexcept Exception:\n    pass\n"
-        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
-    )
-    env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    out = subprocess.run(
-        [sys.executable, "-c", code, str(path)], capture_output=True, text=True, env=env, check=True
-    )
-    return int(out.stdout.strip()) / 1024
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--photos", type=int, default=200)
@@ -151,7 +137,7 @@ def main() -> None:
         p50, p95 = np.percentile(seconds, [50, 95])
         print(f"latency 12 MP ({args.large} photos) p50 {p50:.3f} s  p95 {p95:.3f} s")
         figures["12mp"] = {"p50": p50, "p95": p95}
-        mb = peak_memory(photos(1, 12.0)[0])
+        mb = peak_memory(photos(1, 12.0)[0], "scorepad.vision.recognize", "recognize")
         print(f"peak memory, one 12 MP recognition (whole process): {mb:.0f} MB")
         figures["peak_mb"] = mb
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

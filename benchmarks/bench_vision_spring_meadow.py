@@ -15,10 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
-import time
-from multiprocessing import Pool
 from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -34,6 +31,8 @@ from scorepad.vision import meadow_synth as synth  # noqa: E402
 from scorepad.vision.decode import PhotoError  # noqa: E402
 from scorepad.vision.spring_meadow import recognize_spring_meadow  # noqa: E402
 
+from vision_common import cached_photos, pct, peak_memory, timed  # noqa: E402
+
 CACHE = Path("/tmp/scorepad-meadow-test")
 MEGAPIXELS = 12.0
 
@@ -46,32 +45,6 @@ def _make(index: int) -> Path:
         truth.write_text(json.dumps({"orientation": s.orientation, "rows": s.rows}))
         path.write_bytes(s.jpeg)
     return path
-
-
-def photos(count: int) -> list[Path]:
-    """The frozen test photos (generated once from their seeds, then cached)."""
-    CACHE.mkdir(exist_ok=True)
-    with Pool(2) as pool:
-        return pool.map(_make, range(count), chunksize=2)
-
-
-def pct(a: float, b: float) -> str:
-    return f"{100 * a / max(b, 1):6.2f} %  ({a}/{b})"
-
-
-def peak_memory(path: Path) -> float:
-    """Peak resident memory (MB) of a fresh process recognising one photo."""
-    code = (
-        "import resource, sys\n"
-        "from scorepad.vision.spring_meadow import recognize_spring_meadow\n"
-        "recognize_spring_meadow(open(sys.argv[1], 'rb').read())\n"
-        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
-    )
-    env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    out = subprocess.run(
-        [sys.executable, "-c", code, str(path)], capture_output=True, text=True, env=env, check=True
-    )
-    return int(out.stdout.strip()) / 1024
 
 
 class Truth:
@@ -90,21 +63,15 @@ def main() -> None:
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args()
     cv2.setNumThreads(1)
-    paths = photos(args.photos)
+    paths = cached_photos(CACHE, _make, args.photos)
     total = synth.Grade()
     seconds = []
     cpu = []  # CPU time: what the photo costs one core, whatever else the machine runs
     for path in paths:
         truth = Truth(json.loads(path.with_suffix(".json").read_text()))
-        data = path.read_bytes()
-        start = time.perf_counter()
-        cpu_start = time.process_time()
-        try:
-            result = recognize_spring_meadow(data)
-        except PhotoError:
-            result = None
-        seconds.append(time.perf_counter() - start)
-        cpu.append(time.process_time() - cpu_start)
+        result, wall, used = timed(recognize_spring_meadow, path.read_bytes(), PhotoError)
+        seconds.append(wall)
+        cpu.append(used)
         total.add(synth.grade(result, truth))  # type: ignore[arg-type]
     g = total
     p50, p95 = np.percentile(seconds, [50, 95])
@@ -119,7 +86,7 @@ def main() -> None:
     print(f"flagged squares         {pct(g.flagged, g.squares)}")
     print(f"latency 12 MP, wall clock p50 {p50:.3f} s  p95 {p95:.3f} s")
     print(f"latency 12 MP, CPU time   p50 {c50:.3f} s  p95 {c95:.3f} s")
-    mb = peak_memory(paths[0])
+    mb = peak_memory(paths[0], "scorepad.vision.spring_meadow", "recognize_spring_meadow")
     print(f"peak memory, one 12 MP recognition (whole process): {mb:.0f} MB")
     if args.json:
         figures = {

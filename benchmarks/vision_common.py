@@ -1,0 +1,49 @@
+"""What the photo benchmarks share: the cached frozen test photos, percentages, timing of one
+recognition (wall clock and CPU time) and the peak memory of a fresh process."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from multiprocessing import Pool
+from pathlib import Path
+from typing import Any
+
+
+def cached_photos(cache: Path, make: Callable[[int], Path], count: int) -> list[Path]:
+    """The frozen test photos 0..count-1, generated once by ``make`` (two processes), cached."""
+    cache.mkdir(exist_ok=True)
+    with Pool(2) as pool:
+        return pool.map(make, range(count), chunksize=2)
+
+
+def pct(a: float, b: float) -> str:
+    return f"{100 * a / max(b, 1):6.2f} %  ({a}/{b})"
+
+
+def timed(recognize: Callable[[bytes], Any], data: bytes, refused: type[Exception]) -> Any:
+    """``(answer or None when refused, wall seconds, CPU seconds)`` of one recognition."""
+    start, cpu_start = time.perf_counter(), time.process_time()
+    try:
+        answer = recognize(data)
+    except refused:
+        answer = None
+    return answer, time.perf_counter() - start, time.process_time() - cpu_start
+
+
+def peak_memory(path: Path, module: str, function: str) -> float:
+    """Peak resident memory (MB) of a fresh process recognising one photo."""
+    code = (
+        "import resource, sys\n"
+        f"from {module} import {function}\n"
+        f"try:\n    {function}(open(sys.argv[1], 'rb').read())\nexcept Exception:\n    pass\n"
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+    )
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(path)], capture_output=True, text=True, env=env, check=True
+    )
+    return int(out.stdout.strip()) / 1024
