@@ -49,6 +49,24 @@ def scored(game: Game, doc: dict[str, Any], parsed: Any = None) -> tuple[Result 
         return None, err.problems
 
 
+def boards_context(stored: db.StoredTable) -> dict[str, Any]:
+    """The table scored, with every player's board drawn (results and the big screen)."""
+    engine, board_kit = game_and_kit(stored)
+    result, problems = scored(engine, stored.doc)
+    boards = [
+        board_kit.board(stored.doc, stored.meta, i, result)
+        for i in range(len(stored.doc.get("players", [])))
+    ]
+    return {
+        "table": stored,
+        "game": engine,
+        "kit": board_kit,
+        "result": result,
+        "problems": problems,
+        "boards": boards,
+    }
+
+
 def editor_context(
     stored: db.StoredTable,
     player: int,

@@ -22,7 +22,7 @@ from flask import Blueprint, Response, make_response, render_template, request, 
 
 from scorepad.web import db
 from scorepad.web.boards import player_index
-from scorepad.web.editor import editor_context, game_and_kit, scored, sheet_tag
+from scorepad.web.editor import boards_context, editor_context, sheet_tag
 from scorepad.web.htmx import page_or_fragment
 from scorepad.web.seats import join_code
 
@@ -75,19 +75,8 @@ def view_context(stored: db.StoredTable, view: str) -> dict[str, Any]:
 
 def screen_context(stored: db.StoredTable) -> dict[str, Any]:
     """Standings and every board, read-only, for a tablet or a TV."""
-    game, board_kit = game_and_kit(stored)
-    result, problems = scored(game, stored.doc)
-    boards = [
-        board_kit.board(stored.doc, stored.meta, i, result)
-        for i in range(len(stored.doc.get("players", [])))
-    ]
     return {
-        "table": stored,
-        "game": game,
-        "kit": board_kit,
-        "result": result,
-        "problems": problems,
-        "boards": boards,
+        **boards_context(stored),
         "names": [p.get("name", "") for p in stored.doc.get("players", [])],
         "code": join_code(stored),
     }

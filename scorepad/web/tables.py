@@ -12,7 +12,7 @@ from scorepad import games
 from scorepad.boardfile import BoardError, loads
 from scorepad.web import access, db, doubts
 from scorepad.web.boards import EditRefused, kit, kits, player_index
-from scorepad.web.editor import game_and_kit, scored
+from scorepad.web.editor import boards_context, game_and_kit, scored
 from scorepad.web.htmx import page_or_fragment, redirect_to
 from scorepad.web.players import roster
 from scorepad.web.vocab import recap, sentence, term
@@ -150,22 +150,12 @@ def delete(table_id: str) -> Response:
 
 
 def results_context(stored: db.StoredTable) -> dict[str, Any]:
-    game, board_kit = game_and_kit(stored)
-    result, problems = scored(game, stored.doc)
-    boards = [
-        board_kit.board(stored.doc, stored.meta, i, result)
-        for i in range(len(stored.doc["players"]))
-    ]
+    ctx = boards_context(stored)
     return {
-        "table": stored,
-        "game": game,
-        "kit": board_kit,
-        "result": result,
-        "problems": problems,
-        "boards": boards,
-        "photos": [doubts.photo_of(stored.meta, i).get("id") for i in range(len(boards))],
+        **ctx,
+        "photos": [doubts.photo_of(stored.meta, i).get("id") for i in range(len(ctx["boards"]))],
         "rights": access.rights(stored),
-        "recap": recap(result) if result else "",
+        "recap": recap(ctx["result"]) if ctx["result"] else "",
     }
 
 
