@@ -130,14 +130,8 @@ def recognize_layout(
 
         return recognize_spring_meadow_layout(image_bytes, name=name)
     found = recognize(image_bytes, game)
-    cells = [
-        {"q": c["q"], "r": c["r"], "mountain": True}
-        if c.get("mountain")
-        else {"q": c["q"], "r": c["r"], "area": c["area"]}
-        for c in found["player"]["cells"]
-    ]
     return {
-        "layout": {"name": name, "cells": cells},
+        "layout": {"name": name, "cells": sv.blank_sheet(found["player"])},
         "confidence": found["confidence"],
         "seconds": found["seconds"],
     }

@@ -185,12 +185,7 @@ def set_field(
 
 def photo_hints(doc: Mapping[str, Any], player: int) -> dict[str, Any]:
     """The sheet's own layout (areas and mountains), so the photo is read onto it."""
-    cells = [
-        {"q": c["q"], "r": c["r"], "mountain": True}
-        if c.get("mountain")
-        else {"q": c["q"], "r": c["r"], "area": c["area"]}
-        for c in doc["players"][player]["cells"]
-    ]
+    cells = sv.blank_sheet(doc["players"][player])  # the sheet with its drawings left out
     return {"layout": {"name": "this table's sheet", "cells": cells}}
 
 
