@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib import import_module
+from importlib.util import find_spec
 from typing import Any, Protocol, cast
 
 from flask_babel import gettext  # type: ignore[import-untyped]
@@ -112,12 +113,10 @@ def kits() -> dict[str, BoardKit]:
 
 @cache
 def vision_installed() -> bool:
-    """Whether this server can read photos (the ``vision`` extra, OpenCV, is installed)."""
-    try:
-        import cv2  # type: ignore[import-not-found,unused-ignore]  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    """Whether this server can read photos (the ``vision`` extra, OpenCV, is installed).
+
+    Looked up, not imported: OpenCV loads only when a photo is read, not on the first page."""
+    return find_spec("cv2") is not None
 
 
 def photo_kit(board_kit: Any) -> PhotoKit | None:
