@@ -646,6 +646,23 @@ class Recognition:
         }
 
 
+#: A hex shows a token's top when its circle fit found the rim on this share of its rays.
+TOKEN_RIM = 0.6
+#: The share of a board's hexes that must show a token's top. On the synthetic boards
+#: (end of game, a few hexes empty) it never fell below 0.56 in 405 training photos; a
+#: Sunflower Valley sheet found as a board (title band and light margins alike) stays
+#: under 0.1: its hexes are flat printed shapes, not round tops.
+MIN_TOKEN_SHARE = 0.25
+
+
+def shows_tokens(readings: list[HexReading]) -> bool:
+    """Whether the board found holds Harmonies tokens: round tops on enough of its hexes.
+    Any light printed sheet with a dark band across its top passes ``find_board``; this is
+    what tells a Harmonies board from it (an empty board has nothing to score anyway)."""
+    rims = np.array([r.scores["rim"] for r in readings])
+    return bool(np.mean(rims >= TOKEN_RIM) >= MIN_TOKEN_SHARE)
+
+
 def analyse(image_bytes: bytes, side: str | None = None) -> Recognition:
     start = time.perf_counter()
     if side is not None and side not in ("A", "B"):
@@ -654,6 +671,11 @@ def analyse(image_bytes: bytes, side: str | None = None) -> Recognition:
     located = locate(photo, side)
     plane = Plane(photo, located)
     readings = [read_hex(plane, h) for h in board_hexes(located.spec.name)]
+    if not shows_tokens(readings):
+        raise PhotoError(
+            "no Harmonies board found in the photo: what looks like a board shows no "
+            "tokens on its hexes (photograph a Harmonies board with its tokens)"
+        )
     models = load_models()
     context = photo_context(readings, models.top)
     stacks, cubes, p = {}, {}, {}

@@ -19,7 +19,7 @@ from PIL import Image
 
 from scorepad.games.harmonies import board_hexes, is_legal_stack
 from scorepad.hexgrid import Hex
-from scorepad.vision import boards, render3d
+from scorepad.vision import boards, render3d, synth
 from scorepad.vision import harmonies as hv
 from scorepad.vision.decode import PhotoError
 
@@ -173,6 +173,14 @@ def test_a_photo_without_a_board_is_refused_in_one_line() -> None:
     Image.fromarray(noise).save(buffer, format="PNG")
     with pytest.raises(PhotoError, match="no Harmonies board"):
         hv.recognize_harmonies(buffer.getvalue())
+
+
+def test_a_sunflower_valley_sheet_is_not_taken_for_a_harmonies_board() -> None:
+    # A light sheet with a dark title band across its top: the board finder takes this one
+    # for side A (its print matches well), but no hex shows a token's round top.
+    sheet = synth.sample(synth.VALIDATION, 3, megapixels=1.0)
+    with pytest.raises(PhotoError, match="no Harmonies board"):
+        hv.recognize_harmonies(sheet.jpeg)
 
 
 def test_a_file_that_is_not_an_image_is_refused() -> None:
