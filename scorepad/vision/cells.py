@@ -254,7 +254,76 @@ def features(ink: np.ndarray, fill: np.ndarray, orientation: Orientation) -> np.
     big = int((stats[1:, cv2.CC_STAT_AREA] >= 6).sum()) if n_parts > 1 else 0
     colour = [chroma(fill), float(fill.mean())]
     extra = np.array([total, big / 10, *rails * 50, *rings, *colour])
-    return np.concatenate([small, hog, extra, polar_strokes(ink) * 10]).astype(np.float32)
+    return np.concatenate(
+        [small, hog, extra, polar_strokes(ink) * 10, centre_features(ink)]
+    ).astype(np.float32)
+
+
+#: Radii (hex units: centre to corner = 1) of the circles the ink is sampled on around the
+#: hex's centre, and the samples per circle.
+CIRCLE_RADII = np.arange(0.06, 0.51, 0.04)
+CIRCLE_SAMPLES = 72
+HARMONICS = 12  # angular harmonics kept per radius band
+CENTRE_CROP = 16  # the centre (half the patch side) resampled to this side
+
+
+@lru_cache(maxsize=1)
+def _circles() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Circle sample offsets (patch pixels) and the pixel grid the ink centroid is taken on."""
+    r = CIRCLE_RADII[:, None] * (PATCH / SPAN)
+    a = np.linspace(0, 2 * math.pi, CIRCLE_SAMPLES, endpoint=False)[None, :]
+    yy, xx = np.mgrid[0:PATCH, 0:PATCH].astype(np.float32)
+    return (r * np.cos(a)).astype(np.float32), (r * np.sin(a)).astype(np.float32), xx, yy
+
+
+def ink_centre(ink: np.ndarray) -> tuple[float, float]:
+    """The centroid of the ink near the patch centre: where the drawing's centre is (a hand
+    does not draw exactly in the middle of the hex), the patch centre when there is none."""
+    _, _, xx, yy = _circles()
+    c = PATCH / 2 - 0.5
+    w = ink * (((xx - c) ** 2 + (yy - c) ** 2) < (0.6 * PATCH / SPAN) ** 2)
+    total = float(w.sum())
+    if total < 1.0:
+        return c, c
+    return float((w * xx).sum() / total), float((w * yy).sum() / total)
+
+
+def circle_ink(ink: np.ndarray) -> np.ndarray:
+    """The ink sampled on circles around the drawing's centre:
+    (len(CIRCLE_RADII), CIRCLE_SAMPLES)."""
+    dx, dy, _, _ = _circles()
+    cx, cy = ink_centre(ink)
+    return np.asarray(cv2.remap(ink, dx + cx, dy + cy, cv2.INTER_LINEAR), np.float64)
+
+
+def circle_profile(ink: np.ndarray) -> np.ndarray:
+    """Per circle around the drawing's centre: mean ink, the share of the circle inked (a
+    mark drawn over a flower's centre, such as a star, fills the gaps between the petals)
+    and the five-fold angular harmonic (real and imaginary part: a five-pointed star drawn
+    upright has a five-fold symmetry of a fixed phase, petals have none)."""
+    polar = circle_ink(ink)
+    five = np.fft.rfft(polar, axis=1)[:, 5] / (polar.sum(axis=1) + 2.0)
+    return np.concatenate(
+        [polar.mean(axis=1), (polar > 0.3).mean(axis=1), five.real * 10, five.imag * 10]
+    )
+
+
+def centre_features(ink: np.ndarray) -> np.ndarray:
+    """A closer look at the flower's centre, where the 16 x 16 map loses detail (a star
+    drawn over a sunflower's centre): the centre at double resolution, the circle profile
+    and the angular harmonics of the ink on circles around the drawing's centre."""
+    polar = circle_ink(ink)
+    quarter = PATCH // 4
+    crop = cv2.resize(
+        ink[quarter:-quarter, quarter:-quarter],
+        (CENTRE_CROP, CENTRE_CROP),
+        interpolation=cv2.INTER_AREA,
+    ).ravel()
+    spectrum = np.fft.rfft(polar, axis=1)
+    norm = spectrum[:, :1].real + 2.0
+    mags = np.abs(spectrum[:, 1 : HARMONICS + 1]) / norm
+    bands = mags[:9].reshape(3, 3, HARMONICS).mean(axis=1).ravel()
+    return np.concatenate([crop, circle_profile(ink), bands * 5])
 
 
 @lru_cache(maxsize=1)
@@ -359,6 +428,8 @@ def family_features(inks: list[np.ndarray]) -> np.ndarray:
     low_total = float(np.min(totals)) + 0.005
     n = len(inks)
     rank = (np.argsort(np.argsort(totals)) + 0.5) / n
+    circles = np.array([circle_profile(i) for i in inks])
+    med_circles = np.median(circles, axis=0)
     return np.concatenate(
         [
             rings / med_rings,
@@ -369,6 +440,8 @@ def family_features(inks: list[np.ndarray]) -> np.ndarray:
             totals[:, None] * 10,
             polar / med_polar,
             polar,
+            circles,
+            circles - med_circles,
         ],
         axis=1,
     ).astype(np.float32)

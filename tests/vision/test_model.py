@@ -65,3 +65,51 @@ def test_synthetic_layouts_follow_the_rules():
             if not c.get("mountain"):
                 areas[c["area"]] = areas.get(c["area"], 0) + 1
         assert sorted(areas.values()) == [5] * 5
+
+
+def _flower(star: bool) -> np.ndarray:
+    """A sunflower drawn in patch pixels (centre ring and nine petals), with or without a
+    big upright star over its centre, as a super sunflower is marked by some players."""
+    import math
+
+    import cv2
+
+    ink = np.zeros((cells.PATCH, cells.PATCH), np.float32)
+    c = cells.PATCH / 2 - 0.5 + 2  # drawn a little off the hex's centre
+    unit = cells.PATCH / cells.SPAN
+    cv2.circle(ink, (round(c * 16), round(c * 16)), round(0.14 * unit * 16), 0.8, 2, cv2.LINE_AA, 4)
+    for k in range(9):
+        a = 0.3 + 2 * math.pi * k / 9
+        p = [(c + r * unit * math.cos(a), c + r * unit * math.sin(a)) for r in (0.16, 0.42)]
+        cv2.line(ink, *(tuple(round(v * 16) for v in q) for q in p), 0.8, 2, cv2.LINE_AA, 4)
+    if star:
+        pts = [
+            (
+                c + (0.3 if k % 2 == 0 else 0.12) * unit * math.cos(-math.pi / 2 + math.pi * k / 5),
+                c + (0.3 if k % 2 == 0 else 0.12) * unit * math.sin(-math.pi / 2 + math.pi * k / 5),
+            )
+            for k in range(11)
+        ]
+        pts16 = np.round(np.array(pts) * 16).astype(np.int32)
+        cv2.polylines(ink, [pts16], False, 0.8, 2, cv2.LINE_AA, 4)
+    return cv2.GaussianBlur(ink, (0, 0), 0.8)
+
+
+def test_circle_profile_sees_a_star_over_the_flower_centre():
+    n = len(cells.CIRCLE_RADII)
+    plain, starred = cells.circle_profile(_flower(False)), cells.circle_profile(_flower(True))
+    assert plain.shape == (4 * n,)
+    ring = (cells.CIRCLE_RADII > 0.2) & (cells.CIRCLE_RADII < 0.34)
+    # More of the circles around the centre inked, and a five-fold harmonic of an upright star.
+    assert starred[n : 2 * n][ring].mean() > plain[n : 2 * n][ring].mean() + 0.1
+    assert starred[3 * n :][ring].mean() > plain[3 * n :][ring].mean() + 0.2
+
+
+def test_features_match_the_committed_model():
+    inks = [_flower(False), _flower(True), np.zeros((cells.PATCH, cells.PATCH), np.float32)]
+    fills = [np.array([0.9, 0.8, 0.5])] * 3
+    x = cells.sheet_features(inks, fills, Orientation.FLAT)
+    m = model.load()
+    assert x.shape == (3, m.mean.shape[0])
+    fam = cells.family_features(inks[:2])
+    assert m.super_mean is not None and fam.shape == (2, m.super_mean.shape[0])

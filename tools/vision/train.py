@@ -1,6 +1,6 @@
 """Train the pencil-symbol classifier and calibrate its probabilities (issue 7).
 
-    nice -n 10 .venv/bin/python tools/vision/train.py [--train 800] [--validation 100]
+    nice -n 10 .venv/bin/python tools/vision/train.py [--train 1000] [--validation 100]
 
 1. Synthetic photos from the TRAIN seed range (drawing styles, scenes and layouts of their
    own) go through the real pipeline; each recognised hex's features are labelled with the
@@ -42,6 +42,10 @@ MODEL_PATH = ROOT / "scorepad" / "vision" / "models" / symbols.MODEL_FILE
 CACHE = Path("/tmp/scorepad-vision-cache")
 CHUNK = 100  # photos per cached chunk
 SUPER_HIDDEN = 32  # hidden units of the super-sunflower stage
+SUPER_ALPHA = 1e-2  # its L2 penalty
+ITEM_HIDDEN = 128  # hidden units of the per-hex classifier
+ITEM_ALPHA = 3e-3  # its L2 penalty
+SEEDS = 3  # perceptrons per stage, their logits averaged (see ensemble())
 
 
 def photo_cells(args: tuple[tuple[int, int], int, float]) -> dict[str, Any] | None:
@@ -145,8 +149,8 @@ def train(data: dict[str, np.ndarray], seed: int = 0) -> symbols.SymbolModel:
     mean = x.mean(axis=0)
     scale = x.std(axis=0) + 1e-3
     clf = MLPClassifier(
-        hidden_layer_sizes=(128,),
-        alpha=3e-3,
+        hidden_layer_sizes=(ITEM_HIDDEN,),
+        alpha=ITEM_ALPHA,
         max_iter=300,
         early_stopping=True,
         n_iter_no_change=15,
@@ -166,6 +170,27 @@ def train(data: dict[str, np.ndarray], seed: int = 0) -> symbols.SymbolModel:
     )
 
 
+def ensemble(models: list[symbols.SymbolModel]) -> symbols.SymbolModel:
+    """One-hidden-layer perceptrons trained on the same features (same standardisation) with
+    different seeds, joined into one wider perceptron that averages their logits: the same
+    file format and run-time code, less variance from any one training run."""
+    k = len(models)
+    first = models[0]
+    return symbols.SymbolModel(
+        **{
+            **first.__dict__,
+            "weights": (
+                np.concatenate([m.weights[0] for m in models], axis=1),
+                np.concatenate([m.weights[1] for m in models], axis=0) / k,
+            ),
+            "biases": (
+                np.concatenate([m.biases[0] for m in models]),
+                sum(m.biases[1] for m in models) / k,
+            ),
+        }
+    )
+
+
 def family_rows(data: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Second-stage rows: the sunflower-like hexes of each sheet against each other."""
     sun, sup = symbols.CLASSES.index("sunflower"), symbols.CLASSES.index("super-sunflower")
@@ -179,32 +204,40 @@ def family_rows(data: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(xs), np.concatenate(ys)
 
 
-def train_super(model: symbols.SymbolModel, data: dict[str, np.ndarray]) -> symbols.SymbolModel:
+def train_super(
+    model: symbols.SymbolModel, data: dict[str, np.ndarray], seeds: int = 1
+) -> symbols.SymbolModel:
     """The within-sheet second stage: a small perceptron (players mark super sunflowers in
     different ways: more ink outside for some marks, inside for others, which no single
-    linear direction separates)."""
+    linear direction separates); with several seeds, their logits averaged (one wider
+    perceptron, as :func:`ensemble`)."""
     from sklearn.neural_network import MLPClassifier
 
     x, y = family_rows(data)
     mean, scale = x.mean(axis=0), x.std(axis=0) + 1e-3
-    clf = MLPClassifier(
-        hidden_layer_sizes=(SUPER_HIDDEN,),
-        alpha=1e-2,
-        max_iter=500,
-        early_stopping=True,
-        n_iter_no_change=20,
-        random_state=0,
-    ).fit((x - mean) / scale, y)
-    print(f"super-sunflower stage: train accuracy {clf.score((x - mean) / scale, y):.4f}")
+    fits = []
+    for seed in range(seeds):
+        clf = MLPClassifier(
+            hidden_layer_sizes=(SUPER_HIDDEN,),
+            alpha=SUPER_ALPHA,
+            max_iter=500,
+            early_stopping=True,
+            n_iter_no_change=20,
+            random_state=seed,
+        ).fit((x - mean) / scale, y)
+        print(f"super-sunflower stage: train accuracy {clf.score((x - mean) / scale, y):.4f}")
+        fits.append(clf)
     return symbols.SymbolModel(
         **{
             **model.__dict__,
             "super_mean": mean,
             "super_scale": scale,
-            "super_hidden_w": clf.coefs_[0].astype(np.float64),
-            "super_hidden_b": clf.intercepts_[0].astype(np.float64),
-            "super_w": clf.coefs_[1][:, 0].astype(np.float64),
-            "super_b": float(clf.intercepts_[1][0]),
+            "super_hidden_w": np.concatenate([c.coefs_[0] for c in fits], axis=1).astype(
+                np.float64
+            ),
+            "super_hidden_b": np.concatenate([c.intercepts_[0] for c in fits]).astype(np.float64),
+            "super_w": np.concatenate([c.coefs_[1][:, 0] for c in fits]).astype(np.float64) / seeds,
+            "super_b": float(np.mean([c.intercepts_[1][0] for c in fits])),
         }
     )
 
@@ -328,13 +361,14 @@ def _per_cell(result: dict[str, Any], truth: synth.Sample) -> dict[tuple[int, in
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--train", type=int, default=800)
+    parser.add_argument("--train", type=int, default=1000)
     parser.add_argument("--validation", type=int, default=100)
     parser.add_argument("--megapixels", type=float, default=3.0)
     args = parser.parse_args()
     tr = collect(synth.TRAIN, args.train, args.megapixels, "train")
     va = collect(synth.VALIDATION, args.validation, args.megapixels, "validation")
-    model = calibrate_super(calibrate(train_super(train(tr), tr), va), va)
+    items = ensemble([train(tr, seed) for seed in range(SEEDS)])
+    model = calibrate_super(calibrate(train_super(items, tr, SEEDS), va), va)
     print(f"validation accuracy with the super-sunflower stage {item_accuracy(model, va):.4f}")
     MODEL_PATH.write_bytes(model.to_bytes())
     symbols.load.cache_clear()
