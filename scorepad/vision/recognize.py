@@ -31,9 +31,12 @@ FULL_SHEET = 30  # hexes on a sheet (5 areas of 5, 5 mountains): such a grid is 
 SHEET_MOUNTAINS = 5
 MAX_GRIDS = 4  # candidate sheets whose hex grid we look for, at most
 ODD_SHEET = 0.3  # probability factor for every cell of a sheet with an unexpected count
-#: A sheet with at least this many sunflower-like hexes and no super sunflower found has
-#: its sunflowers doubted by NO_SUPER_SEEN (see read()).
+#: A sheet with at least FAMILY_DOUBT sunflower-like hexes of which fewer than
+#: FEW_SUPERS are read as super sunflowers has its sunflowers doubted by NO_SUPER_SEEN (see
+#: read()): a third of a sheet's sunflower-like hexes are super on average, so finding
+#: (almost) none mostly means a player's super mark not told apart.
 FAMILY_DOUBT = 3
+FEW_SUPERS = 0.2
 NO_SUPER_SEEN = 0.8
 #: Mean outline support below which a grid is doubted: on 400 validation photos every
 #: correctly found grid had at least 0.95, the wrongly found ones with 30 hexes 0.63-0.77.
@@ -245,7 +248,8 @@ def read(photo: np.ndarray, rectified: Rectified, grid: Grid) -> list[Reading]:
     items_only[:, mountain_col] = 0.0
     best_items = items_only.argmax(axis=1)
     supers = int((best_items == symbols.CLASSES.index("super-sunflower")).sum())
-    unsure_family = supers == 0 and int((family >= 0.5).sum()) >= FAMILY_DOUBT
+    members = int((family >= 0.5).sum())
+    unsure_family = members >= FAMILY_DOUBT and supers < FEW_SUPERS * members
     readings = []
     for i, c in enumerate(found):
         m = float(mountain_p[i])
@@ -259,9 +263,9 @@ def read(photo: np.ndarray, rectified: Rectified, grid: Grid) -> list[Reading]:
         item = symbols.CLASSES[best]
         parts = {"area": float(area_p[k]), "item": float(items[best])}
         if unsure_family and item == "sunflower":
-            # Several sunflowers and not one super sunflower: more likely a player's super
-            # mark we do not tell apart than a sheet without any (validation: about one
-            # such sunflower in six was a super sunflower).
+            # Several sunflowers and (almost) no super sunflower: more likely a player's
+            # super mark we do not tell apart than a sheet without any (validation: about
+            # one such sunflower in six was a super sunflower).
             parts["family"] = NO_SUPER_SEEN
         sides = None
         if item == "rail":

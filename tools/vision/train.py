@@ -364,7 +364,19 @@ def main() -> None:
     parser.add_argument("--train", type=int, default=1000)
     parser.add_argument("--validation", type=int, default=100)
     parser.add_argument("--megapixels", type=float, default=3.0)
+    parser.add_argument(
+        "--threshold-only",
+        action="store_true",
+        help="keep the committed model, choose its flag threshold again (after a rule change)",
+    )
     args = parser.parse_args()
+    if args.threshold_only:
+        model = symbols.load()
+        tau = choose_threshold(args.validation, args.megapixels)
+        model = symbols.SymbolModel(**{**model.__dict__, "flag_below": tau})
+        MODEL_PATH.write_bytes(model.to_bytes())
+        print(f"wrote {MODEL_PATH.relative_to(ROOT)} with threshold {tau:.2f}")
+        return
     tr = collect(synth.TRAIN, args.train, args.megapixels, "train")
     va = collect(synth.VALIDATION, args.validation, args.megapixels, "validation")
     items = ensemble([train(tr, seed) for seed in range(SEEDS)])
