@@ -18,7 +18,8 @@ from scorepad.boardfile import BoardError
 from scorepad.games import spring_meadow as sm
 from scorepad.vision import meadow_synth as synth
 from scorepad.vision import spring_meadow as sv
-from scorepad.vision.decode import PhotoError
+from scorepad.vision import synth as sv_synth
+from scorepad.vision.decode import PhotoError, decode
 
 #: A board in play photographed vertical, one horizontal, and an empty side (new game).
 PLAY = (2, 3)
@@ -148,3 +149,17 @@ def test_a_photo_without_a_board_is_refused_in_one_line() -> None:
     Image.fromarray(noise).save(buffer, format="PNG")
     with pytest.raises(PhotoError, match="no Spring Meadow board"):
         sv.recognize_spring_meadow(buffer.getvalue())
+
+
+def test_a_sunflower_valley_sheet_is_not_taken_for_a_spring_meadow_board() -> None:
+    # Light margins and a dark band across its top: the board finder takes this sheet for
+    # a Spring Meadow board, but its band shows no arrow.
+    sheet = sv_synth.sample(sv_synth.VALIDATION, 4, megapixels=1.0)
+    with pytest.raises(PhotoError, match="no Spring Meadow board"):
+        sv.recognize_spring_meadow(sheet.jpeg)
+
+
+def test_the_printed_arrow_shows_on_a_board_found_where_it_lies() -> None:
+    s = photo(PLAY[0])
+    photo_ = decode(s.jpeg, sv.WORK_SIDE)
+    assert sv.arrow_score(sv.Plane(photo_, sv.locate(photo_))) > 0.7
