@@ -603,6 +603,7 @@ def _same_outline(a: FloatArray, b: FloatArray, tolerance: float) -> bool:
 #: it stays above 0.82, on outlines that missed an edge by a few millimetres below 0.72.
 RETRY_BELOW = 0.8
 RETRY_LIGHT = 60.0
+RETRY_OUTLINES = 8
 
 
 @dataclass
@@ -636,7 +637,8 @@ def find_board(photo: FloatArray, specs: list[BoardSpec], game: str) -> Found:
     # A light-region outline that stopped at the title band is short by the band's depth.
     grows = tuple(sorted({round(s.band[1] / (s.height - s.band[1]), 3) for s in specs}))
     rough: list[tuple[float, BoardSpec, FloatArray]] = []
-    for outline in board_outlines(photo):
+    outlines = board_outlines(photo)
+    for outline in outlines:
         for quad in grown_variants(outline, grows):
             aspect = seen_aspect(quad, size)  # turning by a quarter inverts it
             for turn in range(4):
@@ -673,6 +675,23 @@ def find_board(photo: FloatArray, specs: list[BoardSpec], game: str) -> Found:
             value = print_score(grey, fine, spec, 1.0) - aspect_error(fine, spec, size)
             if value > best[0]:
                 best = (value, spec, fine)
+    if best is None or best[0] < RETRY_BELOW:
+        # An outline a margin's width off scores poorly on the small copy (its margins
+        # and band fall on the wrong print) and may never have been refined: refine the
+        # first few outlines themselves, then compare them with the print in every turn.
+        for outline in outlines[:RETRY_OUTLINES]:
+            fine = refine_outline(photo, outline, lab)
+            aspect = seen_aspect(fine, size)
+            for turn in range(4):
+                q = np.roll(fine, -turn, axis=0)
+                seen = aspect if turn % 2 == 0 else 1 / aspect
+                for spec in specs:
+                    error = abs(math.log(seen / spec.aspect))
+                    if error > 0.3:
+                        continue
+                    value = print_score(grey, q, spec, 1.0) - error
+                    if best is None or value > best[0]:
+                        best = (value, spec, q)
     if best is None or best[0] < 0.5:
         raise no_board(game)
     score, spec, fine = best
