@@ -314,7 +314,9 @@ def refine_outline(
     offset = np.array([x0, y0])
     cv2.fillPoly(mask, [np.round(quad - offset).astype(np.int32)], 1)
     cv2.fillPoly(mask, [np.round(centre + (quad - centre) * 0.9 - offset).astype(np.int32)], 0)
-    ring = lab[y0:y1, x0:x1][mask > 0][::7]
+    # Every seventh pixel of the ring, row by row (without copying the whole box).
+    rows, cols = np.divmod(np.flatnonzero(mask)[::7], mask.shape[1])
+    ring = lab[rows + y0, cols + x0]
     if len(ring) < 20:
         return quad
     lightest = ring[ring[:, 0] > np.percentile(ring[:, 0], light)]
@@ -391,18 +393,24 @@ def _fit_edge(
 
 def _ransac_line(pts: FloatArray, fallback: FloatArray) -> tuple[FloatArray, FloatArray]:
     """The line most points lie on (within a pixel), refitted by least squares."""
-    best = np.zeros(len(pts), bool)
     n = len(pts)
-    for i in range(0, n, 3):
-        for j in range(i + n // 3, n, 4):
-            d = pts[j] - pts[i]
-            norm = np.linalg.norm(d)
-            if norm < 1e-6:
-                continue
-            nrm = np.array([-d[1], d[0]]) / norm
-            inl = np.abs((pts - pts[i]) @ nrm) < 1.2
-            if inl.sum() > best.sum():
-                best = inl
+    # Every pair (i, j) at once, in the order a double loop would visit them.
+    pairs = [(i, j) for i in range(0, n, 3) for j in range(i + n // 3, n, 4)]
+    best = np.zeros(n, bool)
+    if pairs:
+        first, second = np.array(pairs).T
+        d = pts[second] - pts[first]
+        norm = np.linalg.norm(d, axis=1)
+        usable = norm >= 1e-6
+        first, d, norm = first[usable], d[usable], norm[usable]
+        if len(first):
+            nrm = np.column_stack([-d[:, 1], d[:, 0]]) / norm[:, None]
+            offsets = pts[None, :, :] - pts[first][:, None, :]  # pairs x points x 2
+            inliers = np.abs(np.einsum("pnk,pk->pn", offsets, nrm)) < 1.2
+            counts = inliers.sum(axis=1)
+            k = int(np.argmax(counts))  # the first of the best, as the loop kept it
+            if counts[k] > 0:
+                best = inliers[k]
     if best.sum() < 6:
         return pts.mean(axis=0), fallback
     p0 = pts[best].mean(axis=0)

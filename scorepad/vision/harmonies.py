@@ -5,7 +5,9 @@ probability, the uncertain ones flagged.
 1. **The board.** Light printed rectangles are found in the photo (``boards.py``), each is
    tried in its four turns and as side A or B: the side whose proportions fit (A is nearly
    square, B wide) and the turn that puts the printed title band on top win. Its edges are
-   then refined to a fraction of a pixel.
+   then refined to a fraction of a pixel. A "board" on which fewer than a quarter of the
+   hexes show a token's round top (``shows_tokens``) is refused: a Sunflower Valley
+   sheet, light with a dark band on top, would otherwise pass for side A.
 2. **The camera.** The board's outline is a plane homography; with the focal length it
    implies (or a phone's usual one when the view is nearly frontal) it gives the camera's
    pose: the point of the board below the lens (the *nadir*) and the lens's height.
