@@ -626,6 +626,57 @@ class Found:
     score: float
 
 
+def polish_outline(
+    grey: FloatArray,
+    quad: FloatArray,
+    spec: BoardSpec,
+    size: tuple[int, int],
+    steps: tuple[float, ...] = (48, 24, 12, 6, 3),
+    budget: int = 600,
+) -> FloatArray:
+    """The outline moved, an edge (along its normal) or a corner coordinate at a time, while
+    the print fits better (``print_score`` less the proportions' error), with ever smaller
+    steps (pixels): an outline 10-15 mm off that the edge tracing cannot bring back (it
+    looks only a few percent of an edge's length either side) climbs back onto the board.
+    At most ``budget`` comparisons."""
+
+    def value(q: FloatArray) -> float:
+        return print_score(grey, q, spec, 1.0) - aspect_error(q, spec, size)
+
+    q = quad.astype(float).copy()
+    best = value(q)
+    centre = q.mean(axis=0)
+    count = 0
+    for step in steps:
+        improved = True
+        while improved and count < budget:
+            improved = False
+            moves = []
+            for e in range(4):
+                a, b = q[e], q[(e + 1) % 4]
+                d = (b - a) / max(float(np.linalg.norm(b - a)), 1e-6)
+                normal = np.array([-d[1], d[0]])
+                if np.dot(normal, (a + b) / 2 - centre) < 0:
+                    normal = -normal
+                for sign in (1, -1):
+                    t = q.copy()
+                    t[e] += sign * step * normal
+                    t[(e + 1) % 4] += sign * step * normal
+                    moves.append(t)
+            for k in range(8):
+                for sign in (1, -1):
+                    t = q.copy()
+                    t.flat[k] += sign * step
+                    moves.append(t)
+            for t in moves:
+                v = value(t)
+                count += 1
+                if v > best + 1e-4:
+                    best, q, improved = v, t, True
+                    break
+    return q
+
+
 def find_board(photo: FloatArray, specs: list[BoardSpec], game: str) -> Found:
     """The board in the photo, as whichever of ``specs`` fits best, turned so its title band
     is on top, with sub-pixel corners and the camera's pose.
@@ -700,6 +751,15 @@ def find_board(photo: FloatArray, specs: list[BoardSpec], game: str) -> Found:
                     value = print_score(grey, q, spec, 1.0) - error
                     if best is None or value > best[0]:
                         best = (value, spec, q)
+    if best is not None and best[0] < RETRY_BELOW:
+        # Still poor: move the best outline's edges and corners while the print fits
+        # better (steps from 48 px down to 3), then refine it again.
+        value, spec, q = best
+        moved = polish_outline(grey, q, spec, size)
+        fine = refine_outline(photo, moved, lab)
+        value = print_score(grey, fine, spec, 1.0) - aspect_error(fine, spec, size)
+        if value > best[0]:
+            best = (value, spec, fine)
     if best is None or best[0] < 0.5:
         raise no_board(game)
     score, spec, fine = best
