@@ -23,13 +23,19 @@ import cv2
 import numpy as np
 from scipy.optimize import minimize
 
-from scorepad.hexgrid import Hex, Layout, Orientation, components, spiral
+from scorepad.hexgrid import Hex, Layout, Orientation, components, neighbors, spiral
 from scorepad.vision.decode import PhotoError
 
 #: Where the grid may lie on the rectified sheet (fractions of its height): below the
 #: header band, above the residents tally.
 GRID_TOP, GRID_BOTTOM = 0.1, 0.86
 MIN_SIZE, MAX_SIZE = 35.0, 110.0  # hex size (centre to corner) in rectified pixels
+SHEET_HEXES = 30  # a sheet's printed hexes, in one compact block
+LATTICE_TRIES = 3  # autocorrelation readings tried when the first gives no clean sheet
+WELL_FOUND = 0.9  # mean outline support of a cleanly found sheet (as recognize.WELL_OUTLINED)
+#: A hex next to a group short of 30 joins it when its print fill (share of its inner
+#: points on print colour) is above RECOVER_FILL and at least RECOVER_SIDES sides are outlined.
+RECOVER_FILL, RECOVER_SIDES = 0.85, 2
 
 V = TypeVar("V")
 
@@ -101,6 +107,12 @@ def outline_map(sheet: np.ndarray) -> np.ndarray:
 
 def lattice_vectors(edges: np.ndarray) -> tuple[Orientation, float, float]:
     """Orientation, hex size and leftover rotation from the outline map's autocorrelation."""
+    return lattice_candidates(edges)[0]
+
+
+def lattice_candidates(edges: np.ndarray, count: int = 1) -> list[tuple[Orientation, float, float]]:
+    """Up to ``count`` (orientation, hex size, leftover rotation) readings of the outline map's
+    autocorrelation, the best confirmed first (distinct lattices only)."""
     h, w = edges.shape
     region = edges - edges.mean()
     window = np.outer(np.hanning(h), np.hanning(w)).astype(np.float32)
@@ -124,8 +136,7 @@ def lattice_vectors(edges: np.ndarray) -> tuple[Orientation, float, float]:
     if len(candidates) == 0:
         raise PhotoError("no hex grid found on the sheet")
     values = patch[candidates[:, 0], candidates[:, 1]]
-    best = None
-    best_value = -np.inf
+    scored = []
     for (py, px), value in zip(candidates, values, strict=True):
         # A lattice vector is confirmed by its 60-degree turns and its double.
         dy, dx = py - reach, px - reach
@@ -138,10 +149,23 @@ def lattice_vectors(edges: np.ndarray) -> tuple[Orientation, float, float]:
             ty = dx * math.sin(a) + dy * math.cos(a)
             total += _peak_near(patch, reach + ty, reach + tx)
         total += 0.5 * _peak_near(patch, reach + 2 * dy, reach + 2 * dx)
-        if total > best_value:
-            best_value, best = total, (dx, dy)
-    assert best is not None
-    dx, dy = best
+        scored.append((float(total), int(dx), int(dy)))
+    scored.sort(reverse=True)
+    out: list[tuple[Orientation, float, float]] = []
+    for _total, dx, dy in scored:
+        reading = _reading(dx, dy)
+        if any(
+            reading[0] is o and abs(reading[1] - s) < 0.06 * s and abs(reading[2] - t) < 0.05
+            for o, s, t in out
+        ):
+            continue
+        out.append(reading)
+        if len(out) == count:
+            break
+    return out
+
+
+def _reading(dx: float, dy: float) -> tuple[Orientation, float, float]:
     angle = math.atan2(dy, dx)
     spacing = math.hypot(dx, dy)
     # Flat-top neighbours lie at 30, 90, 150 degrees; pointy-top at 0, 60, 120.
@@ -205,6 +229,24 @@ def sample(image: np.ndarray, points: np.ndarray) -> np.ndarray:
     return out.reshape(points.shape[:-1])
 
 
+def sample_many(image: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """:func:`sample` for more points than one remap column takes (rows of 1024)."""
+    flat = points.reshape(-1, 2).astype(np.float32)
+    n = len(flat)
+    rows = -(-n // 1024)
+    padded = np.full((rows * 1024, 2), -1.0, np.float32)
+    padded[:n] = flat
+    out = cv2.remap(
+        image,
+        padded[:, 0].reshape(rows, 1024),
+        padded[:, 1].reshape(rows, 1024),
+        cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_CONSTANT,
+        borderValue=0,
+    )
+    return out.reshape(-1)[:n].reshape(points.shape[:-1])
+
+
 def fit(edges: np.ndarray, orientation: Orientation, size: float, theta: float) -> Lattice:
     """The similarity lattice (size, rotation, shift) that best puts outlines on the hexes'
     sides and nothing on their centres."""
@@ -234,15 +276,20 @@ def fit(edges: np.ndarray, orientation: Orientation, size: float, theta: float) 
     v2 = np.array(layout.to_pixel(Hex(0, 1)))
     c, sn = math.cos(theta), math.sin(theta)
     rot = np.array([[c, -sn], [sn, c]])
-    best, best_value = np.zeros(4), -np.inf
     steps = 20
-    for i in range(steps):
-        for j in range(steps):
-            shift = rot @ ((i / steps) * v1 + (j / steps) * v2)
-            params = np.array([size, theta, shift[0], shift[1]])
-            value = score(params, wide)
-            if value > best_value:
-                best, best_value = params, value
+    ii, jj = np.meshgrid(np.arange(steps) / steps, np.arange(steps) / steps, indexing="ij")
+    shifts = (ii.reshape(-1, 1) * v1 + jj.reshape(-1, 1) * v2) @ rot.T  # (steps², 2)
+    # All shifts at once (same values as score() on the wide map, one remap).
+    cens0 = base.centres @ rot.T + centre_of_image
+    mids0 = base.sides @ rot.T + centre_of_image
+    cens = cens0[None] + shifts[:, None, :]
+    on = sample_many(wide, mids0[None] + shifts[:, None, None, :]).mean(axis=2)
+    off = sample_many(wide, cens)
+    inside = (cens[..., 0] > 0) & (cens[..., 0] < w) & (cens[..., 1] > 0) & (cens[..., 1] < h)
+    counts = inside.sum(axis=1)
+    values = np.where(counts > 0, ((on - off) * inside).sum(axis=1) / np.maximum(counts, 1), 0.0)
+    k = int(np.argmax(values))
+    best = np.array([size, theta, shifts[k, 0], shifts[k, 1]])
     scale = np.array([size * 0.02, 0.01, size * 0.1, size * 0.1])
     result = minimize(
         lambda z: -score(best + z * scale),
@@ -358,6 +405,8 @@ def printed_cells(
     if not chosen:
         raise PhotoError("no hex grid found on the sheet")
     group = max(components(chosen), key=len)
+    if len(group) < SHEET_HEXES:
+        group = recover(group, p.hexes, support, fill.mean(axis=1))
     mapping = normal_map(group, lattice.orientation)
     support_of = dict(zip(p.hexes, support / 6.0, strict=True))
     return Grid(
@@ -368,6 +417,26 @@ def printed_cells(
     )
 
 
+def recover(group: set[Hex], hexes: list[Hex], support: np.ndarray, fill: np.ndarray) -> set[Hex]:
+    """A group short of a sheet's 30 hexes grows by the hexes next to it that are filled
+    with print colour all over and outlined on at least two sides (edge hexes of a blurred
+    sheet, whose outer outlines fade into the paper), the best first, up to 30."""
+    score = {
+        hx: (float(f), int(n))
+        for hx, n, f in zip(hexes, support, fill, strict=True)
+        if f > RECOVER_FILL and n >= RECOVER_SIDES
+    }
+    group = set(group)
+    while len(group) < SHEET_HEXES:
+        touching = [
+            hx for hx in score if hx not in group and any(nb in group for nb in neighbors(hx))
+        ]
+        if not touching:
+            break
+        group.add(max(touching, key=lambda hx: (score[hx], -hx.q, -hx.r)))
+    return group
+
+
 def normal_map(group: Iterable[Hex], orientation: Orientation) -> dict[Hex, Hex]:
     group = list(group)
     normal = normalise_hexes({h: h for h in group}, orientation)
@@ -375,19 +444,34 @@ def normal_map(group: Iterable[Hex], orientation: Orientation) -> dict[Hex, Hex]
 
 
 def find_grid(sheet: np.ndarray) -> Grid:
-    """The printed hex grid of an upright sheet image."""
+    """The printed hex grid of an upright sheet image. When the strongest lattice reading
+    does not give a sheet's 30 well-outlined hexes (a blurred sheet's faint outlines, the
+    pencil or the paper's grain giving a false peak), the next readings are tried too and
+    the grid that looks most like a sheet is kept."""
     h, _w = sheet.shape[:2]
     edges = outline_map(sheet)
     top, bottom = int(h * GRID_TOP), int(h * GRID_BOTTOM)
     region = edges[top:bottom]
-    orientation, size, theta = lattice_vectors(region)
-    first = fit(region, orientation, size, theta)
-    moved = np.array([[1, 0, 0], [0, 1, top], [0, 0, 1.0]]) @ first.homography
-    lattice = Lattice(first.orientation, first.size, moved)
-    grid = printed_cells(edges, lattice, float(top), float(bottom), print_map(sheet))
-    if len(grid.cells) < 7:
+    printed = print_map(sheet)
+    best: tuple[float, Grid] | None = None
+    for orientation, size, theta in lattice_candidates(region, LATTICE_TRIES):
+        first = fit(region, orientation, size, theta)
+        moved = np.array([[1, 0, 0], [0, 1, top], [0, 0, 1.0]]) @ first.homography
+        lattice = Lattice(first.orientation, first.size, moved)
+        try:
+            grid = printed_cells(edges, lattice, float(top), float(bottom), printed)
+        except PhotoError:
+            continue
+        n = len(grid.cells)
+        support = float(np.mean(list(grid.outline_support.values())))
+        if n == SHEET_HEXES and support >= WELL_FOUND:
+            return grid
+        quality = support * min(n, SHEET_HEXES) - max(0, n - SHEET_HEXES)
+        if n >= 7 and (best is None or quality > best[0]):
+            best = (quality, grid)
+    if best is None:
         raise PhotoError("no hex grid found on the sheet")
-    return grid
+    return best[1]
 
 
 def describe(grid: Grid) -> dict[str, Any]:

@@ -9,8 +9,8 @@ import pytest
 from scorepad.hexgrid import Hex, Orientation, neighbors
 from scorepad.vision import synth
 from scorepad.vision.decode import PhotoError, decode
-from scorepad.vision.lattice import Grid, find_grid, normalise_hexes
-from scorepad.vision.recognize import locate, trim
+from scorepad.vision.lattice import Grid, find_grid, normalise_hexes, recover
+from scorepad.vision.recognize import WORK_SIDE, locate, trim
 from scorepad.vision.sheet import SHEET_HEIGHT, SHEET_WIDTH, candidate_outlines, order_corners
 
 
@@ -117,3 +117,33 @@ def test_a_sheet_on_a_table_as_bright_as_the_paper_is_outlined():
         np.abs(order_corners(q) - order_corners(quad)).max() for q in candidate_outlines(photo)
     ]
     assert min(errors) < 8
+
+
+def test_a_group_short_of_a_sheet_recovers_filled_neighbours_up_to_thirty():
+    block = [Hex(q, r) for q in range(6) for r in range(5)]  # 30 hexes, one compact block
+    found = set(block[:-3])
+    missing = block[-3:]
+    outside = [n for h in block for n in neighbors(h) if n not in block]
+    hexes = sorted(found) + missing + outside
+    # The missed hexes are filled with print colour and outlined on two sides; the paper
+    # around the sheet is outlined on the sides it shares with the sheet, but not filled.
+    support = np.array([6] * len(found) + [2] * 3 + [3] * len(outside))
+    fill = np.array([1.0] * len(found) + [0.95] * 3 + [0.1] * len(outside))
+    assert recover(found, hexes, support, fill) == set(block)
+    # Filled neighbours beyond 30 are not taken: a sheet has 30 hexes.
+    fill[len(found) + 3 :] = 1.0
+    assert len(recover(found, hexes, support, fill)) == 30
+
+
+@pytest.mark.parametrize(
+    "index",
+    [
+        267,  # blurred small sheet: three edge hexes' outer outlines fade into the paper
+        296,  # shadow across the sheet: the strongest lattice reading is a false one
+    ],
+)
+def test_grid_of_a_hard_validation_photo(index):
+    s = synth.sample(synth.VALIDATION, index, 3.0)
+    _rectified, grid = locate(decode(s.jpeg, WORK_SIDE))
+    assert grid.lattice.orientation is s.orientation
+    assert set(grid.cells) == {Hex(c["q"], c["r"]) for c in s.layout["cells"]}
