@@ -758,7 +758,10 @@ def find_board(photo: FloatArray, specs: list[BoardSpec], game: str) -> Found:
         moved = polish_outline(grey, q, spec, size)
         fine = refine_outline(photo, moved, lab)
         value = print_score(grey, fine, spec, 1.0) - aspect_error(fine, spec, size)
-        if value > best[0]:
+        # Only a good fit counts: climbing from a poor start on a busy photo can also end
+        # on something else that fits the print a little better (on synthetic Harmonies
+        # photos, boards not found became boards found far off).
+        if value > best[0] and value >= RETRY_BELOW:
             best = (value, spec, fine)
     if best is None or best[0] < 0.5:
         raise no_board(game)
