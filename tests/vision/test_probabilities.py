@@ -8,7 +8,13 @@ import pytest
 from scorepad.games import sunflower_valley as sv
 from scorepad.hexgrid import ORIGIN, Hex
 from scorepad.vision import cells
-from scorepad.vision.recognize import ODD_SHEET, Reading, constrain, doubt_odd_sheets
+from scorepad.vision.recognize import (
+    ODD_SHEET,
+    Reading,
+    constrain,
+    doubt_odd_sheets,
+    fit_layout,
+)
 
 
 def sheet(layout: dict, shift: Hex = ORIGIN) -> list[Reading]:
@@ -55,6 +61,28 @@ def test_layout_hex_the_photo_missed_gets_probability_zero():
     readings = [r for r in sheet(sv.example_layout()) if r.hex != Hex(0, 0)]
     fitted = {r.hex: r for r in constrain(readings, layout)}
     assert fitted[Hex(0, 0)].p == 0.0 and fitted[Hex(0, 0)].item is None
+
+
+def test_with_a_layout_a_grid_of_the_layouts_size_is_trusted():
+    layout = sv.parse_layout(sv.example_layout())
+    fitted = fit_layout(sheet(sv.example_layout(), shift=Hex(1, 0)), layout, 0.97)
+    assert min(r.p for r in fitted) > 0.9
+
+
+@pytest.mark.parametrize("support", [0.97, 0.7])
+def test_with_a_layout_a_grid_of_another_size_is_doubted_everywhere(support):
+    # A well outlined grid found on part of the sheet: its hex count gives it away.
+    layout = sv.parse_layout(sv.example_layout())
+    readings = sheet(sv.example_layout())[:-3]
+    fitted = fit_layout(readings, layout, support)
+    assert len(fitted) == len(layout.cells)
+    assert all(r.p <= ODD_SHEET for r in fitted)
+
+
+def test_with_a_layout_a_poorly_outlined_grid_is_doubted_everywhere():
+    layout = sv.parse_layout(sv.example_layout())
+    fitted = fit_layout(sheet(sv.example_layout()), layout, 0.7)
+    assert all(r.p <= ODD_SHEET for r in fitted)
 
 
 def test_five_areas_of_five_are_grouped_by_colour_even_when_two_are_close():
