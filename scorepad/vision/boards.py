@@ -11,6 +11,7 @@ straight down at an upright board has the identity rotation.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import cv2
@@ -586,6 +587,25 @@ def seen_aspect(quad: FloatArray, size: tuple[int, int]) -> float:
     return aspect_of(quad, focal, size)
 
 
+#: Largest |log| ratio between an outline's seen proportions and a side's to try that side.
+ASPECT_SLACK = 0.3
+
+
+def turned_fits(
+    quad: FloatArray, size: tuple[int, int], specs: list[BoardSpec]
+) -> Iterator[tuple[FloatArray, BoardSpec, float]]:
+    """Each quarter turn of ``quad`` (its first corner the board's top left) with each side
+    whose proportions it could show, and the proportions' error (absolute log ratio)."""
+    aspect = seen_aspect(quad, size)  # turning by a quarter inverts it
+    for turn in range(4):
+        q = np.roll(quad, -turn, axis=0)
+        seen = aspect if turn % 2 == 0 else 1 / aspect
+        for spec in specs:
+            error = abs(math.log(seen / spec.aspect))
+            if error <= ASPECT_SLACK:
+                yield q, spec, error
+
+
 def grown_variants(quad: FloatArray, grows: tuple[float, ...]) -> list[FloatArray]:
     """The outline, and the outline grown past each edge by each fraction of its depth (the
     light-region search often stops at a dark title band)."""
@@ -699,16 +719,9 @@ def find_board(photo: FloatArray, specs: list[BoardSpec], game: str) -> Found:
     outlines = board_outlines(photo)
     for outline in outlines:
         for quad in grown_variants(outline, grows):
-            aspect = seen_aspect(quad, size)  # turning by a quarter inverts it
-            for turn in range(4):
-                q = np.roll(quad, -turn, axis=0)
-                seen = aspect if turn % 2 == 0 else 1 / aspect
-                for spec in specs:
-                    error = abs(math.log(seen / spec.aspect))
-                    if error > 0.3:
-                        continue
-                    score = print_score(small_grey, q, spec, factor, rim=False) - error
-                    rough.append((score, spec, q))
+            for q, spec, error in turned_fits(quad, size, specs):
+                score = print_score(small_grey, q, spec, factor, rim=False) - error
+                rough.append((score, spec, q))
     rough.sort(key=lambda t: -t[0])
     lab = cv2.cvtColor(photo, cv2.COLOR_RGB2LAB).astype(np.float32)
     grey = np.asarray(cv2.cvtColor(photo, cv2.COLOR_RGB2GRAY), np.float32)
@@ -740,17 +753,10 @@ def find_board(photo: FloatArray, specs: list[BoardSpec], game: str) -> Found:
         # first few outlines themselves, then compare them with the print in every turn.
         for outline in outlines[:RETRY_OUTLINES]:
             fine = refine_outline(photo, outline, lab)
-            aspect = seen_aspect(fine, size)
-            for turn in range(4):
-                q = np.roll(fine, -turn, axis=0)
-                seen = aspect if turn % 2 == 0 else 1 / aspect
-                for spec in specs:
-                    error = abs(math.log(seen / spec.aspect))
-                    if error > 0.3:
-                        continue
-                    value = print_score(grey, q, spec, 1.0) - error
-                    if best is None or value > best[0]:
-                        best = (value, spec, q)
+            for q, spec, error in turned_fits(fine, size, specs):
+                value = print_score(grey, q, spec, 1.0) - error
+                if best is None or value > best[0]:
+                    best = (value, spec, q)
     if best is not None and best[0] < RETRY_BELOW:
         # Still poor: move the best outline's edges and corners while the print fits
         # better (steps from 48 px down to 3), then refine it again.

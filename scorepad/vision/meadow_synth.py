@@ -41,6 +41,7 @@ from scorepad.vision.spring_meadow import (
     TILE_THICKNESS,
     WIDTH,
     Square,
+    arrow_outline,
 )
 from scorepad.vision.synth import background
 
@@ -270,21 +271,7 @@ def board_texture(
         )
     band = (int(3 * ppm), int(BAND[0] * ppm), int((WIDTH - 3) * ppm), int(BAND[1] * ppm))
     cv2.rectangle(out, band[:2], band[2:], BAND_COLOUR, -1, cv2.LINE_AA)
-    mid, top, bottom = WIDTH / 2, BAND[0] + 2.5, BAND[1] - 2.5
-    arrow = (
-        np.array(
-            [
-                [mid, top],
-                [mid + 6, top + 6],
-                [mid + 2, top + 6],
-                [mid + 2, bottom],
-                [mid - 2, bottom],
-                [mid - 2, top + 6],
-                [mid - 6, top + 6],
-            ]
-        )
-        * ppm
-    )
+    arrow = arrow_outline(WIDTH / 2, BAND[0] + 2.5, BAND[1] - 2.5) * ppm
     cv2.fillPoly(
         out, [np.round(arrow * 16).astype(np.int32)], (240, 240, 240), cv2.LINE_AA, shift=4
     )

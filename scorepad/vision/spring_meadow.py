@@ -182,12 +182,10 @@ def square_features(plane: Plane) -> np.ndarray:
     return np.concatenate(blocks, axis=1).astype(np.float32)
 
 
-@cache
-def _arrow_template() -> np.ndarray:
-    """The title band around its arrow (``arrow_score``), 1 on the arrow, 0 on the band."""
-    w, h = int(round(2 * ARROW_HALF * PPM)), int(round((BAND[1] - BAND[0]) * PPM))
-    mid, top, bottom = ARROW_HALF, 2.5, BAND[1] - BAND[0] - 2.5
-    arrow = np.array(
+def arrow_outline(mid: float, top: float, bottom: float) -> np.ndarray:
+    """The printed arrow's corners (mm): its axis at ``mid``, its tip at ``top``, its shaft
+    ending at ``bottom``. The synthetic board prints this shape; ``arrow_score`` looks for it."""
+    return np.array(
         [
             [mid, top],
             [mid + 6, top + 6],
@@ -198,6 +196,13 @@ def _arrow_template() -> np.ndarray:
             [mid - 6, top + 6],
         ]
     )
+
+
+@cache
+def _arrow_template() -> np.ndarray:
+    """The title band around its arrow (``arrow_score``), 1 on the arrow, 0 on the band."""
+    w, h = int(round(2 * ARROW_HALF * PPM)), int(round((BAND[1] - BAND[0]) * PPM))
+    arrow = arrow_outline(ARROW_HALF, 2.5, BAND[1] - BAND[0] - 2.5)
     out = np.zeros((h, w), np.float32)
     cv2.fillPoly(out, [np.round((arrow * PPM - 0.5) * 16).astype(np.int32)], 1.0, cv2.LINE_AA, 4)
     return out
