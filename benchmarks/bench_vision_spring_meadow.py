@@ -22,7 +22,6 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import cv2
-import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -31,7 +30,7 @@ from scorepad.vision import meadow_synth as synth  # noqa: E402
 from scorepad.vision.decode import PhotoError  # noqa: E402
 from scorepad.vision.spring_meadow import recognize_spring_meadow  # noqa: E402
 
-from vision_common import cached_photos, pct, peak_memory, timed  # noqa: E402
+from vision_common import cached_photos, pct, report_cost, timed  # noqa: E402
 
 CACHE = Path("/tmp/scorepad-meadow-test")
 MEGAPIXELS = 12.0
@@ -74,8 +73,6 @@ def main() -> None:
         cpu.append(used)
         total.add(synth.grade(result, truth))  # type: ignore[arg-type]
     g = total
-    p50, p95 = np.percentile(seconds, [50, 95])
-    c50, c95 = np.percentile(cpu, [50, 95])
     print(f"== {args.photos} test photos ({MEGAPIXELS:.0f} MP, synthetic, TEST seeds)")
     print(f"boards found            {pct(g.found, g.photos)}")
     print(f"orientation right       {pct(g.orientation_right, g.photos)}")
@@ -84,20 +81,14 @@ def main() -> None:
     print(f"boards right as is      {pct(g.boards_right, g.photos)}")
     print(f"silent errors           {pct(g.silent, g.squares)}")
     print(f"flagged squares         {pct(g.flagged, g.squares)}")
-    print(f"latency 12 MP, wall clock p50 {p50:.3f} s  p95 {p95:.3f} s")
-    print(f"latency 12 MP, CPU time   p50 {c50:.3f} s  p95 {c95:.3f} s")
-    mb = peak_memory(paths[0], "scorepad.vision.spring_meadow", "recognize_spring_meadow")
-    print(f"peak memory, one 12 MP recognition (whole process): {mb:.0f} MB")
-    if args.json:
-        figures = {
-            **g.__dict__,
-            "p50": p50,
-            "p95": p95,
-            "cpu_p50": c50,
-            "cpu_p95": c95,
-            "peak_mb": mb,
-        }
-        Path(args.json).write_text(json.dumps(figures, indent=1, default=float))
+    report_cost(
+        seconds,
+        cpu,
+        paths[0],
+        ("scorepad.vision.spring_meadow", "recognize_spring_meadow"),
+        g.__dict__,
+        args.json,
+    )
 
 
 if __name__ == "__main__":
