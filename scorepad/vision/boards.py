@@ -538,6 +538,14 @@ def print_template(spec: BoardSpec, ppm: float = VERIFY_PPM) -> tuple[FloatArray
     return _TEMPLATES[key]
 
 
+def correlation(seen: FloatArray, template: FloatArray) -> float:
+    """Normalised correlation of two equally shaped arrays: 1 when one is an exact linear
+    brightening of the other, 0 for no likeness."""
+    a = np.ravel(seen - seen.mean())
+    t = np.ravel(template - template.mean())
+    return float(a @ t / max(float(np.linalg.norm(a) * np.linalg.norm(t)), 1e-6))
+
+
 def print_score(
     grey: FloatArray, quad: FloatArray, spec: BoardSpec, factor: float, rim: bool = True
 ) -> float:
@@ -556,9 +564,7 @@ def print_score(
     full = np.asarray(cv2.warpPerspective(grey, m, (w, h), flags=flags), np.float32)
     values = full[mask]
     t = template[mask]
-    g = values - values.mean()
-    tt = t - t.mean()
-    ncc = float(g @ tt / max(float(np.linalg.norm(g) * np.linalg.norm(tt)), 1e-6))
+    ncc = correlation(values, t)
     if rim:
         strip = full[int(1.0 * ppm) : int(2.4 * ppm), int(6 * ppm) : w - int(6 * ppm)]
         level = float(np.median(strip))
@@ -585,6 +591,12 @@ def seen_aspect(quad: FloatArray, size: tuple[int, int]) -> float:
     h = cv2.getPerspectiveTransform(unit, quad.astype(np.float32))
     focal = estimate_focal(h, size, aspect_known=False) or default_focal(size)
     return aspect_of(quad, focal, size)
+
+
+def print_fit(grey: FloatArray, quad: FloatArray, spec: BoardSpec, size: tuple[int, int]) -> float:
+    """How well a refined outline (photo pixels) fits the board: :func:`print_score`, rim
+    included, less the proportions' error. Boards found where they lie score 0.82 or more."""
+    return print_score(grey, quad, spec, 1.0) - aspect_error(quad, spec, size)
 
 
 #: Largest |log| ratio between an outline's seen proportions and a side's to try that side.
@@ -626,9 +638,9 @@ def _same_outline(a: FloatArray, b: FloatArray, tolerance: float) -> bool:
     return any(np.abs(np.roll(a, k, axis=0) - b).max() < tolerance for k in range(4))
 
 
-#: A board whose print fits worse than this (``print_score`` less the proportions' error)
-#: is traced again (:func:`find_board`); on synthetic photos of boards found where they lie
-#: it stays above 0.82, on outlines that missed an edge by a few millimetres below 0.72.
+#: A board whose print fits worse than this (:func:`print_fit`) is traced again
+#: (:func:`find_board`); on synthetic photos of boards found where they lie it stays above
+#: 0.82, on outlines that missed an edge by a few millimetres below 0.72.
 RETRY_BELOW = 0.8
 RETRY_LIGHT = 60.0
 RETRY_OUTLINES = 8
@@ -655,16 +667,12 @@ def polish_outline(
     budget: int = 600,
 ) -> FloatArray:
     """The outline moved, an edge (along its normal) or a corner coordinate at a time, while
-    the print fits better (``print_score`` less the proportions' error), with ever smaller
-    steps (pixels): an outline 10-15 mm off that the edge tracing cannot bring back (it
-    looks only a few percent of an edge's length either side) climbs back onto the board.
-    At most ``budget`` comparisons."""
-
-    def value(q: FloatArray) -> float:
-        return print_score(grey, q, spec, 1.0) - aspect_error(q, spec, size)
+    the print fits better (:func:`print_fit`), with ever smaller steps (pixels): an outline
+    10-15 mm off that the edge tracing cannot bring back (it looks only a few percent of an
+    edge's length either side) climbs back onto the board. At most ``budget`` comparisons."""
 
     q = quad.astype(float).copy()
-    best = value(q)
+    best = print_fit(grey, q, spec, size)
     centre = q.mean(axis=0)
     count = 0
     for step in steps:
@@ -689,7 +697,7 @@ def polish_outline(
                     t.flat[k] += sign * step
                     moves.append(t)
             for t in moves:
-                v = value(t)
+                v = print_fit(grey, t, spec, size)
                 count += 1
                 if v > best + 1e-4:
                     best, q, improved = v, t, True
@@ -734,7 +742,7 @@ def find_board(photo: FloatArray, specs: list[BoardSpec], game: str) -> Found:
             continue  # the same outline reached twice (grown or turned)
         tried.append((spec, q))
         fine = refine_outline(photo, q, lab)
-        value = print_score(grey, fine, spec, 1.0) - aspect_error(fine, spec, size)
+        value = print_fit(grey, fine, spec, size)
         if best is None or value > best[0]:
             best = (value, spec, fine)
     if best is not None and best[0] < RETRY_BELOW:
@@ -744,7 +752,7 @@ def find_board(photo: FloatArray, specs: list[BoardSpec], game: str) -> Found:
         # lightest part of that ring only; keep whichever fits the print better.
         for spec, q in tried[:4]:
             fine = refine_outline(photo, q, lab, light=RETRY_LIGHT)
-            value = print_score(grey, fine, spec, 1.0) - aspect_error(fine, spec, size)
+            value = print_fit(grey, fine, spec, size)
             if value > best[0]:
                 best = (value, spec, fine)
     if best is None or best[0] < RETRY_BELOW:
@@ -763,7 +771,7 @@ def find_board(photo: FloatArray, specs: list[BoardSpec], game: str) -> Found:
         value, spec, q = best
         moved = polish_outline(grey, q, spec, size)
         fine = refine_outline(photo, moved, lab)
-        value = print_score(grey, fine, spec, 1.0) - aspect_error(fine, spec, size)
+        value = print_fit(grey, fine, spec, size)
         # Only a good fit counts: climbing from a poor start on a busy photo can also end
         # on something else that fits the print a little better (on synthetic Harmonies
         # photos, boards not found became boards found far off).

@@ -222,10 +222,7 @@ def arrow_score(plane: Plane) -> float:
     template = _arrow_template()
     h, w = template.shape
     top, left = int(round(BAND[0] * PPM)), int(round((WIDTH / 2 - ARROW_HALF) * PPM))
-    seen = plane.features[top : top + h, left : left + w, 3]
-    a = seen - seen.mean()
-    t = template - template.mean()
-    return float((a * t).sum() / max(float(np.linalg.norm(a) * np.linalg.norm(t)), 1e-6))
+    return boards.correlation(plane.features[top : top + h, left : left + w, 3], template)
 
 
 @cache
