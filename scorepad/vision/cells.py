@@ -301,7 +301,11 @@ def circle_profile(ink: np.ndarray) -> np.ndarray:
     mark drawn over a flower's centre, such as a star, fills the gaps between the petals)
     and the five-fold angular harmonic (real and imaginary part: a five-pointed star drawn
     upright has a five-fold symmetry of a fixed phase, petals have none)."""
-    polar = circle_ink(ink)
+    return _profile(circle_ink(ink))
+
+
+def _profile(polar: np.ndarray) -> np.ndarray:
+    """:func:`circle_profile` of ink already sampled on the circles (:func:`circle_ink`)."""
     five = np.fft.rfft(polar, axis=1)[:, 5] / (polar.sum(axis=1) + 2.0)
     return np.concatenate(
         [polar.mean(axis=1), (polar > 0.3).mean(axis=1), five.real * 10, five.imag * 10]
@@ -323,7 +327,7 @@ def centre_features(ink: np.ndarray) -> np.ndarray:
     norm = spectrum[:, :1].real + 2.0
     mags = np.abs(spectrum[:, 1 : HARMONICS + 1]) / norm
     bands = mags[:9].reshape(3, 3, HARMONICS).mean(axis=1).ravel()
-    return np.concatenate([crop, circle_profile(ink), bands * 5])
+    return np.concatenate([crop, _profile(polar), bands * 5])
 
 
 @lru_cache(maxsize=1)
