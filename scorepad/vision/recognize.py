@@ -22,12 +22,12 @@ from scorepad.hexgrid import Hex, components
 from scorepad.vision import cells as cellread
 from scorepad.vision import model as symbols
 from scorepad.vision.decode import PhotoError, decode
-from scorepad.vision.lattice import Grid, find_grid, normal_map
+from scorepad.vision.lattice import SHEET_HEXES, WELL_FOUND, Grid, find_grid, normal_map
 from scorepad.vision.sheet import Rectified, candidate_outlines, rectify
 
 SUPPORTED = ("sunflower-valley", "harmonies", "spring-meadow")
 WORK_SIDE = 2000  # long side of the decoded photo we work on
-FULL_SHEET = 30  # hexes on a sheet (5 areas of 5, 5 mountains): such a grid is taken at once
+FULL_SHEET = SHEET_HEXES  # hexes on a sheet (5 areas of 5, 5 mountains)
 SHEET_MOUNTAINS = 5
 MAX_GRIDS = 4  # candidate sheets whose hex grid we look for, at most
 ODD_SHEET = 0.3  # probability factor for every cell of a sheet with an unexpected count
@@ -38,9 +38,7 @@ ODD_SHEET = 0.3  # probability factor for every cell of a sheet with an unexpect
 FAMILY_DOUBT = 3
 FEW_SUPERS = 0.2
 NO_SUPER_SEEN = 0.8
-#: Mean outline support below which a grid is doubted: on 400 validation photos every
-#: correctly found grid had at least 0.95, the wrongly found ones with 30 hexes 0.63-0.77.
-WELL_OUTLINED = 0.9
+WELL_OUTLINED = WELL_FOUND  # mean outline support below which a grid is doubted
 WHOLE_OUTLINE = 5 / 6  # outline support of a hex outlined (nearly) all round
 
 
@@ -153,11 +151,10 @@ def analyse(
     photo = decode(image_bytes, WORK_SIDE)
     rectified, grid = locate(photo)
     readings = read(photo, rectified, grid)
-    support = float(np.mean(list(grid.outline_support.values())))
     if parsed is not None:
-        readings = fit_layout(readings, parsed, support)
+        readings = fit_layout(readings, parsed, grid.mean_support)
     else:
-        readings = doubt_odd_sheets(readings, support)
+        readings = doubt_odd_sheets(readings, grid.mean_support)
     model = symbols.load()
     corners = rectified.corners.tolist()
     return Recognition(
@@ -185,13 +182,10 @@ def locate(photo: np.ndarray) -> tuple[Rectified, Grid]:
         except PhotoError as err:
             problem = str(err)
             continue
-        support = float(np.mean(list(grid.outline_support.values())))
-        n = len(grid.cells)
-        quality = support * min(n, FULL_SHEET) - max(0, n - FULL_SHEET)
-        if n == FULL_SHEET and support >= 0.9:
+        if grid.is_clean_sheet:
             return rectified, grid
-        if best is None or quality > best[0]:
-            best = (quality, rectified, grid)
+        if best is None or grid.likeness > best[0]:
+            best = (grid.likeness, rectified, grid)
     if best is None:
         raise PhotoError(problem)
     return best[1], best[2]
