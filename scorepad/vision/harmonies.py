@@ -559,6 +559,8 @@ class Models:
     under: boards.Mlp
     cube: boards.Mlp
     flag_below: float
+    foot: boards.Mlp | None = None  # is the foot at this candidate height (foot_window)?
+    foot_weight: float = 0.0  # its share in the pooled height probabilities
 
 
 @cache
@@ -566,21 +568,152 @@ def load_models() -> Models:
     """The trained models (``tools/vision/train_harmonies.py``)."""
     with np.load(MODEL_FILE) as data:
         arrays = {k: data[k] for k in data.files}
+    foot = boards.Mlp(arrays, "foot") if "foot.layers" in arrays else None
     return Models(
         boards.Mlp(arrays, "top"),
         boards.Mlp(arrays, "height"),
         boards.Mlp(arrays, "under"),
         boards.Mlp(arrays, "cube"),
         float(arrays["flag_below"]),
+        foot,
+        float(arrays["foot_weight"]) if foot is not None else 0.0,
     )
+
+
+#: The foot-edge profile's channels per height step (``read_hex``): four inside the rim
+#: (board-likeness, brightness, likeness to the top, brightness against the top), the
+#: same four outside, and the edge across the rim.
+PROFILE_CHANNELS = 9
+#: Height steps each side of a candidate foot that ``foot_window`` shows its model.
+WINDOW = np.arange(-3, 4)
+
+
+def height_parts(h: np.ndarray, context: np.ndarray) -> dict[str, np.ndarray]:
+    """The height measurements of N hexes (rows of ``features()["height"]`` and of
+    ``photo_context``) by name, so that the foot cues can be read step by step."""
+    n, s = len(h), len(FOOT_STEPS)
+    c = PROFILE_CHANNELS
+    geometry = h[:, (c + 2) * s : (c + 2) * s + 8]
+    return {
+        "profile": h[:, : c * s].reshape(n, c, s),
+        "outline": h[:, c * s : (c + 2) * s].reshape(n, s, 2),
+        "geometry": geometry,
+        "lift_tokens": geometry[:, 6],
+        "occluded": context[:, : 2 * s].reshape(n, s, 2),
+        "calibration": context[:, 2 * s :],
+    }
+
+
+def foot_signals(parts: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Per height step, how much the probes look like a foot's rim there: a token's side
+    inside, the board outside (by colour, by brightness, by likeness to the top) and the
+    edge between them. Probes on another hex's top count for nothing."""
+    p = parts["profile"]
+    signals = {
+        "chroma": p[:, 0] - p[:, 4],
+        "light": p[:, 5] - p[:, 1],
+        "edge": p[:, 8] / 50,
+        "top": p[:, 6] - p[:, 2],
+    }
+    seen = 1 - parts["occluded"][:, :, 1]
+    out = {}
+    for name, sig in signals.items():
+        sig = sig * seen
+        sig[:, :2] = 0  # the top's own rim
+        out[name] = sig
+    return out
+
+
+def foot_cues(h: np.ndarray, context: np.ndarray) -> np.ndarray:
+    """Where the foot's rim shows, read out of the profile for the height model (N x 33):
+    per signal, the step (in tokens) where it is strongest and its weighted centre, and
+    for 1, 2 and 3 tokens how it stands out from the steps half a token either side; and
+    the apparent lift relative to the photo's one-token tops."""
+    parts = height_parts(h, context)
+    steps = FOOT_STEPS
+    out = []
+    for sig in foot_signals(parts).values():
+        strongest = steps[sig[:, 2:].argmax(axis=1) + 2]
+        w = np.maximum(sig - np.median(sig, axis=1, keepdims=True), 0)
+        w[:, :2] = 0
+        centre = (w * steps).sum(axis=1) / np.maximum(w.sum(axis=1), 1e-6)
+        out += [strongest, centre]
+        for k in (1, 2, 3):
+            i = 4 * k
+            around = np.maximum(sig[:, i - 2], sig[:, min(i + 2, len(steps) - 1)])
+            out += [sig[:, i] - around, sig[:, i - 1 : i + 2].max(axis=1) - sig[:, 2:].max(axis=1)]
+    out.append(parts["lift_tokens"] - parts["calibration"][:, 0])
+    return np.column_stack(out).astype(np.float32)
+
+
+def foot_window(h: np.ndarray, context: np.ndarray, colour: np.ndarray, k: int) -> np.ndarray:
+    """What the foot model sees for a candidate height of ``k`` tokens (N hexes): the
+    profile, printed outlines and occlusion at the steps around that foot, the geometry,
+    the apparent lift less ``k`` (alone and against the photo's one-token tops), the
+    colour on top and ``k``. One model for every height: a foot looks alike at any."""
+    parts = height_parts(h, context)
+    n = len(h)
+    idx = np.clip(4 * k + WINDOW, 0, len(FOOT_STEPS) - 1)
+    lift = parts["lift_tokens"]
+    return np.concatenate(
+        [
+            parts["profile"][:, :, idx].reshape(n, -1),
+            parts["outline"][:, idx].reshape(n, -1),
+            parts["occluded"][:, idx].reshape(n, -1),
+            parts["geometry"],
+            (lift - k)[:, None],
+            (lift - parts["calibration"][:, 0] + 1 - k)[:, None],
+            parts["calibration"],
+            colour,
+            np.repeat(np.eye(3)[[k - 1]], n, axis=0),
+        ],
+        axis=1,
+    ).astype(np.float32)
+
+
+def colour_flags(top: str) -> list[bool]:
+    """Which of the colours that come in several heights is on top."""
+    return [top == c for c in ("grey", "green", "brown", "red")]
 
 
 def height_input(f: dict[str, np.ndarray], top: str, context: np.ndarray) -> np.ndarray:
     """The height model's input: the measurements, what the rest of the photo says
-    (``photo_context``) and which colour is on top."""
-    return np.concatenate(
-        [f["height"], context, [top == c for c in ("grey", "green", "brown", "red")]]
-    )
+    (``photo_context``), which colour is on top and where the foot's rim shows."""
+    cues = foot_cues(f["height"][None], context[None])[0]
+    return np.concatenate([f["height"], context, colour_flags(top), cues])
+
+
+def foot_probabilities(
+    f: dict[str, np.ndarray], top: str, context: np.ndarray, foot: boards.Mlp
+) -> np.ndarray:
+    """P(height) over the heights ``top`` comes in, from the foot model: its score at each
+    candidate foot, the scores made a distribution (softmax of the logits)."""
+    heights = HEIGHTS[top]
+    h, c = f["height"][None], context[None]
+    flags = np.array([colour_flags(top)], np.float32)
+    windows = np.concatenate([foot_window(h, c, flags, k) for k in heights])
+    p = np.clip(foot.probabilities(windows)[:, 1], 1e-9, 1 - 1e-9)
+    logits = np.log(p) - np.log1p(-p)
+    e = np.exp(logits - logits.max())
+    return np.asarray(e / e.sum())
+
+
+def height_probabilities(
+    f: dict[str, np.ndarray], top: str, models: Models, context: np.ndarray
+) -> dict[int, float]:
+    """P(height) over the heights ``top`` comes in: the height model's answer pooled
+    (weighted geometric mean) with the foot model's."""
+    heights = HEIGHTS[top]
+    hp = models.height.probabilities(height_input(f, top, context))[0]
+    hmap = {int(c): p for c, p in zip(models.height.classes, hp, strict=True)}
+    p = np.array([hmap.get(j, 0.0) for j in heights]) + 1e-12
+    p /= p.sum()
+    if models.foot is not None and models.foot_weight > 0:
+        q = foot_probabilities(f, top, context, models.foot) + 1e-12
+        w = models.foot_weight
+        p = np.exp((1 - w) * np.log(p) + w * np.log(q))
+        p /= p.sum()
+    return {j: float(v) for j, v in zip(heights, p, strict=True)}
 
 
 def stack_probabilities(
@@ -598,13 +731,11 @@ def stack_probabilities(
         if len(heights) == 1:
             out[(colour,)] = pc
             continue
-        hp = models.height.probabilities(height_input(f, colour, context))[0]
-        hmap = {int(c): p for c, p in zip(models.height.classes, hp, strict=True)}
-        total = sum(hmap.get(j, 0.0) for j in heights) or 1.0
+        hmap = height_probabilities(f, colour, models, context)
         for stack in LEGAL_STACKS:
             if stack[-1] != colour:
                 continue
-            ph = hmap.get(len(stack), 0.0) / total
+            ph = hmap.get(len(stack), 0.0)
             if colour == "red" and len(stack) == 2:
                 ph *= under.get(stack[0], 0.0)
             out[stack] = pc * ph

@@ -191,3 +191,44 @@ def test_a_file_that_is_not_an_image_is_refused() -> None:
 def test_an_unknown_side_is_refused() -> None:
     with pytest.raises(PhotoError, match="side"):
         hv.recognize_harmonies(photo(PHOTOS[0]).jpeg, side="C")
+
+
+# --- heights: the foot model ----------------------------------------------------------------
+
+
+def _profile_with_a_foot(tokens: float) -> tuple[np.ndarray, np.ndarray]:
+    """A height input (``features()["height"]``, ``photo_context``) whose foot-edge
+    profile shows a token's side inside the rim and the board outside at ``tokens``."""
+    s = len(hv.FOOT_STEPS)
+    h = np.zeros(hv.PROFILE_CHANNELS * s + 2 * s + 16)  # profile, outlines, the rest
+    profile = h[: hv.PROFILE_CHANNELS * s].reshape(hv.PROFILE_CHANNELS, s)
+    at = int(round(tokens * 4))
+    profile[0, : at + 1] = 0.6  # inside the rim: not board-like until past the foot
+    profile[4, :at] = 0.6  # outside the rim: board-like from the foot on
+    profile[8, at] = 60.0  # the edge across the rim
+    context = np.zeros(2 * s + 2)
+    context[-2:] = (1.0, 1.0)
+    return h[None], context[None]
+
+
+@pytest.mark.parametrize("tokens", [1, 2, 3])
+def test_foot_cues_find_the_rim_where_the_profile_shows_it(tokens: int) -> None:
+    h, context = _profile_with_a_foot(tokens)
+    cues = hv.foot_cues(h, context)[0]
+    # Eight cues per signal (strongest step, centre, three pairs); chroma is the first
+    # signal, the edge the third.
+    assert cues[0] == tokens  # chroma
+    assert cues[2 * 8] == tokens  # edge
+    window = hv.foot_window(h, context, np.array([[0, 1, 0, 0]], np.float32), tokens)
+    assert window.shape[0] == 1 and np.isfinite(window).all()
+
+
+def test_height_probabilities_cover_the_heights_each_colour_comes_in() -> None:
+    models = hv.load_models()
+    assert models.foot is not None and 0 <= models.foot_weight <= 1
+    h, context = _profile_with_a_foot(2)
+    f = {"height": h[0].astype(np.float32)}
+    for colour in ("grey", "green", "brown", "red"):
+        p = hv.height_probabilities(f, colour, models, context[0])
+        assert set(p) == set(hv.HEIGHTS[colour])
+        assert abs(sum(p.values()) - 1) < 1e-6

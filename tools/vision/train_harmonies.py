@@ -87,7 +87,9 @@ def collect(split: tuple[int, int], count: int, megapixels: float = 3.0) -> list
     return [row for part in parts for row in part]
 
 
-def fit(x: np.ndarray, y: np.ndarray, hidden: tuple[int, ...], alpha: float) -> tuple[Any, Any]:
+def fit(
+    x: np.ndarray, y: np.ndarray, hidden: tuple[int, ...], alpha: float, early: bool
+) -> tuple[Any, Any]:
     from sklearn.neural_network import MLPClassifier
     from sklearn.preprocessing import StandardScaler
 
@@ -97,7 +99,7 @@ def fit(x: np.ndarray, y: np.ndarray, hidden: tuple[int, ...], alpha: float) -> 
         hidden,
         alpha=alpha,
         max_iter=800,
-        early_stopping=hidden == SHAPES["height"][0],
+        early_stopping=early,
         random_state=0,
     ).fit(scaler.transform(x), y)
     return model, scaler
@@ -138,7 +140,7 @@ def datasets(
     feats = [hv.features(r["reading"]) for r in rows]
     tops = [r["stack"][-1] if r["stack"] else "empty" for r in rows]
     ctx = contexts(rows, top_model) if top_model is not None else None
-    names = ("top", "height", "under", "cube")
+    names = ("top", "height", "under", "cube", "foot")
     out: dict[str, tuple[list[Any], list[Any]]] = {k: ([], []) for k in names}
     for i, (f, top, r) in enumerate(zip(feats, tops, rows, strict=True)):
         out["top"][0].append(f["top"])
@@ -146,6 +148,9 @@ def datasets(
         if ctx is not None and top in hv.HEIGHTS and len(hv.HEIGHTS[top]) > 1:
             out["height"][0].append(hv.height_input(f, top, ctx[i]))
             out["height"][1].append(str(len(r["stack"])))
+            for window, label in foot_windows(f, top, ctx[i], len(r["stack"])):
+                out["foot"][0].append(window)
+                out["foot"][1].append(label)
         if r["stack"] and r["stack"][-1] == "red" and len(r["stack"]) == 2:
             out["under"][0].append(f["under"])
             out["under"][1].append(r["stack"][0])
@@ -155,12 +160,67 @@ def datasets(
     return {k: (np.array(x), np.array(y)) for k, (x, y) in out.items()}
 
 
+def foot_windows(
+    f: dict[str, np.ndarray], top: str, context: np.ndarray, height: int
+) -> list[tuple[np.ndarray, int]]:
+    """The foot model's examples from one hex: a window at each height its top colour
+    comes in, labelled 1 where the foot really is."""
+    h, c = f["height"][None], context[None]
+    flags = np.array([hv.colour_flags(top)], np.float32)
+    return [(hv.foot_window(h, c, flags, k)[0], int(k == height)) for k in hv.HEIGHTS[top]]
+
+
+#: Each model's hidden layers, L2 penalty, and whether 10 % of its data stops training.
 SHAPES = {
-    "top": ((32,), 1e-3),
-    "height": ((64, 32), 1e-2),
-    "under": ((16,), 1e-2),
-    "cube": ((24,), 1e-3),
+    "top": ((32,), 1e-3, False),
+    "height": ((64, 32), 1e-2, True),
+    "under": ((16,), 1e-2, False),
+    "cube": ((24,), 1e-3, False),
+    "foot": ((64, 32), 1e-1, True),
 }
+
+
+def height_rows(rows: list[dict[str, Any]], top_model: boards.Mlp) -> list[tuple[Any, ...]]:
+    """(features, top colour, context, true height) of the hexes whose top colour comes in
+    several heights."""
+    ctx = contexts(rows, top_model)
+    out = []
+    for r, c in zip(rows, ctx, strict=True):
+        top = r["stack"][-1] if r["stack"] else "empty"
+        if top in hv.HEIGHTS and len(hv.HEIGHTS[top]) > 1:
+            out.append((hv.features(r["reading"]), top, c, len(r["stack"])))
+    return out
+
+
+def foot_temperature(foot: boards.Mlp, rows: list[tuple[Any, ...]]) -> float:
+    """The temperature that makes the foot model's height distribution honest (least NLL
+    of the true heights of the validation hexes)."""
+    best = (1e18, 1.0)
+    for t in np.exp(np.linspace(np.log(0.4), np.log(4.0), 25)):
+        foot.temperature = float(t)
+        nll = 0.0
+        for f, top, c, k in rows:
+            q = hv.foot_probabilities(f, top, c, foot)
+            nll -= float(np.log(max(q[hv.HEIGHTS[top].index(k)], 1e-9)))
+        best = min(best, (nll, float(t)))
+    foot.temperature = best[1]
+    return best[1]
+
+
+def foot_weight(models: hv.Models, rows: list[tuple[Any, ...]]) -> float:
+    """The foot model's share in the pooled heights: the one with the least NLL of the
+    true heights of the validation hexes."""
+    best = (1e18, 0.0)
+    for w in (0.0, 0.2, 0.35, 0.5, 0.65, 0.8, 1.0):
+        m = hv.Models(**{**models.__dict__, "foot_weight": w})
+        nll, right = 0.0, 0
+        for f, top, c, k in rows:
+            p = hv.height_probabilities(f, top, m, c)
+            nll -= float(np.log(max(p[k], 1e-9)))
+            right += max(p, key=lambda j: p[j]) == k
+        print(f"  foot weight {w:.2f}: height right {right / len(rows):.4f}, NLL {nll:.1f}")
+        best = min(best, (nll, w))
+    return best[1]
 
 
 def flag_threshold(models: hv.Models, rows: list[dict[str, Any]], silent: float) -> float:
@@ -184,6 +244,14 @@ def flag_threshold(models: hv.Models, rows: list[dict[str, Any]], silent: float)
     return 1.0
 
 
+def load_from(arrays: dict[str, np.ndarray]) -> hv.Models:
+    """The models as ``harmonies.load_models`` would read these arrays back."""
+    MODEL_FILE.parent.mkdir(exist_ok=True)
+    np.savez_compressed(MODEL_FILE, **arrays)  # type: ignore[arg-type]
+    hv.load_models.cache_clear()
+    return hv.load_models()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--train", type=int, default=300)
@@ -197,10 +265,11 @@ def main() -> None:
     print(f"{len(validation)} validation hexes ({time.time() - start:.0f} s)")
     arrays: dict[str, np.ndarray] = {}
     top_model = None
-    for name, (hidden, alpha) in SHAPES.items():
-        tr, va = datasets(train, top_model), datasets(validation, top_model)
+    for name, (hidden, alpha, early) in SHAPES.items():
+        if name in ("top", "height"):  # the height datasets need the top model
+            tr, va = datasets(train, top_model), datasets(validation, top_model)
         x, y = tr[name]
-        model, scaler = fit(x, y, hidden, alpha)
+        model, scaler = fit(x, y, hidden, alpha, early)
         xv, yv = va[name]
         t = temperature(model, scaler, xv, yv)
         arrays.update(boards.export_mlp(model, scaler, name, t))
@@ -211,6 +280,11 @@ def main() -> None:
         acc = float(np.mean(pred == yv.astype(str)))
         print(f"{name}: {len(y)} train, {len(yv)} validation, accuracy {acc:.4f}, T {t:.2f}")
     arrays["flag_below"] = np.asarray(0.5)
+    arrays["foot_weight"] = np.asarray(0.0)
+    foot = boards.Mlp(arrays, "foot")
+    rows = height_rows(validation, top_model)
+    arrays["foot.temperature"] = np.asarray(foot_temperature(foot, rows))
+    arrays["foot_weight"] = np.asarray(foot_weight(load_from(arrays), rows))
     MODEL_FILE.parent.mkdir(exist_ok=True)
     np.savez_compressed(MODEL_FILE, **arrays)  # type: ignore[arg-type]
     hv.load_models.cache_clear()
