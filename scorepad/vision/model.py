@@ -36,6 +36,19 @@ class SymbolModel:
     #: When set, the second stage is a perceptron: this ReLU layer comes first.
     super_hidden_w: np.ndarray | None = None
     super_hidden_b: np.ndarray | None = None
+    #: Calibration of the sunflower / super sunflower readings against the rest of the sheet
+    #: (logistic regression on ``recognize.family_trust_features``, fitted on validation
+    #: photos): the probability that such a reading is right. None: the item probability.
+    trust_w: np.ndarray | None = None
+    trust_b: float = 0.0
+
+    def trust(self, x: np.ndarray) -> np.ndarray | None:
+        """P(reading right) for rows of ``recognize.family_trust_features``; None when the
+        model has no such calibration."""
+        if self.trust_w is None:
+            return None
+        z = np.asarray(x, np.float64) @ self.trust_w + self.trust_b
+        return np.asarray(1 / (1 + np.exp(-z)))
 
     def probabilities(self, x: np.ndarray) -> np.ndarray:
         """Class probabilities (n, len(CLASSES)) for feature rows x (n, d)."""
@@ -76,6 +89,8 @@ class SymbolModel:
             if self.super_hidden_w is not None and self.super_hidden_b is not None:
                 arrays["super_hidden_w"] = self.super_hidden_w
                 arrays["super_hidden_b"] = self.super_hidden_b
+        if self.trust_w is not None:
+            arrays["trust"] = np.concatenate([self.trust_w, [self.trust_b]]).astype(np.float64)
         for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
             arrays[f"w{i}"] = w.astype(np.float32)
             arrays[f"b{i}"] = b.astype(np.float32)
@@ -103,6 +118,8 @@ class SymbolModel:
                 super_temperature=float(z["super_b"][1]) if "super_b" in z.files else 1.0,
                 super_hidden_w=z["super_hidden_w"] if "super_hidden_w" in z.files else None,
                 super_hidden_b=z["super_hidden_b"] if "super_hidden_b" in z.files else None,
+                trust_w=z["trust"][:-1].astype(np.float64) if "trust" in z.files else None,
+                trust_b=float(z["trust"][-1]) if "trust" in z.files else 0.0,
             )
 
 

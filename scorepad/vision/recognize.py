@@ -8,6 +8,7 @@ Sunflower Valley is read here; Harmonies and Spring Meadow boards by their own m
 
 from __future__ import annotations
 
+import math
 import time
 from collections import Counter
 from collections.abc import Mapping
@@ -241,7 +242,10 @@ def read(photo: np.ndarray, rectified: Rectified, grid: Grid) -> list[Reading]:
     best_items = items_only.argmax(axis=1)
     supers = int((best_items == symbols.CLASSES.index("super-sunflower")).sum())
     members = int((family >= 0.5).sum())
-    unsure_family = members >= FAMILY_DOUBT and supers < FEW_SUPERS * members
+    trust_rows, trust_x = family_trust_features(probs)
+    trust = model.trust(trust_x) if len(trust_rows) else None
+    trusted = {} if trust is None else dict(zip(trust_rows.tolist(), trust.tolist(), strict=True))
+    unsure_family = not trusted and members >= FAMILY_DOUBT and supers < FEW_SUPERS * members
     readings = []
     for i, c in enumerate(found):
         m = float(mountain_p[i])
@@ -253,7 +257,7 @@ def read(photo: np.ndarray, rectified: Rectified, grid: Grid) -> list[Reading]:
         items[mountain_col] = 0.0
         best = int(np.argmax(items))
         item = symbols.CLASSES[best]
-        parts = {"area": float(area_p[k]), "item": float(items[best])}
+        parts = {"area": float(area_p[k]), "item": trusted.get(i, float(items[best]))}
         if unsure_family and item == "sunflower":
             # Several sunflowers and (almost) no super sunflower: more likely a player's
             # super mark we do not tell apart than a sheet without any (validation: about
@@ -309,6 +313,53 @@ def doubt_all(readings: list[Reading]) -> list[Reading]:
         r.parts["sheet"] = ODD_SHEET
         r.p *= ODD_SHEET
     return readings
+
+
+def _logit(p: np.ndarray) -> np.ndarray:
+    p = np.clip(p, 1e-4, 1 - 1e-4)
+    return np.asarray(np.log(p / (1 - p)))
+
+
+def family_trust_features(probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The hexes of one sheet read as sunflower or super sunflower (not mountains), and per
+    such hex what says whether the reading is right: the confidence of the split (logit),
+    the sheet's mean uncertainty of the split (a player whose super mark the model does not
+    tell apart, such as a star drawn over the flower, leaves every split of the sheet
+    unsure), the share read as super and "several, fewer than a fifth super" (a third are
+    super on average), the sunflower-like probability itself, super or not, and the number
+    of such hexes. ``probs`` are the class probabilities after :func:`resolve_super`."""
+    sun = symbols.CLASSES.index("sunflower")
+    sup = symbols.CLASSES.index("super-sunflower")
+    mountain = symbols.CLASSES.index("mountain")
+    items = probs.copy()
+    items[:, mountain] = 0.0
+    best = items.argmax(axis=1)
+    rows = np.flatnonzero(np.isin(best, (sun, sup)) & (probs[:, mountain] < 0.5))
+    if len(rows) == 0:
+        return rows, np.zeros((0, 8))
+    fam = probs[rows, sun] + probs[rows, sup]
+    share = probs[rows, sup] / np.maximum(fam, 1e-9)
+    is_super = (best[rows] == sup).astype(np.float64)
+    conf = np.where(is_super > 0, share, 1 - share)
+    unsure = float(np.mean(np.minimum(share, 1 - share)))
+    n = len(rows)
+    frac = float(is_super.mean())
+    few = float(n >= FAMILY_DOUBT and frac < FEW_SUPERS)
+    fam_item = np.minimum(fam / np.maximum(1 - probs[rows, mountain], 1e-9), 1.0)
+    x = np.stack(
+        [
+            _logit(conf),
+            np.full(n, unsure),
+            np.full(n, frac),
+            np.full(n, few),
+            _logit(fam_item),
+            is_super,
+            is_super * _logit(conf),
+            np.full(n, math.log(n)),
+        ],
+        axis=1,
+    )
+    return rows, x
 
 
 def resolve_super(

@@ -113,3 +113,27 @@ def test_features_match_the_committed_model():
     assert x.shape == (3, m.mean.shape[0])
     fam = cells.family_features(inks[:2])
     assert m.super_mean is not None and fam.shape == (2, m.super_mean.shape[0])
+
+
+def test_sunflower_trust_round_trips_and_doubts_unsure_sheets():
+    from scorepad.vision import recognize
+
+    m = model.load()
+    assert m.trust_w is not None
+    again = model.SymbolModel.from_bytes(m.to_bytes())
+    sun, sup = model.CLASSES.index("sunflower"), model.CLASSES.index("super-sunflower")
+
+    def sheet(shares: list[float]) -> np.ndarray:
+        probs = np.zeros((len(shares) + 1, len(model.CLASSES)))
+        probs[:-1, sup] = shares
+        probs[:-1, sun] = 1 - np.array(shares)
+        probs[-1, model.CLASSES.index("house")] = 1.0  # not a sunflower: no trust row
+        return probs
+
+    rows, x = recognize.family_trust_features(sheet([0.01, 0.02, 0.98, 0.01]))
+    assert rows.tolist() == [0, 1, 2, 3]
+    sure = m.trust(x)
+    assert np.allclose(again.trust(x), sure)
+    # The same confident sunflower on a sheet whose other splits are unsure is doubted more.
+    _, unsure_x = recognize.family_trust_features(sheet([0.01, 0.3, 0.6, 0.35]))
+    assert sure[0] > 0.9 and m.trust(unsure_x)[0] < sure[0]
