@@ -683,45 +683,78 @@ def height_input(f: dict[str, np.ndarray], top: str, context: np.ndarray) -> np.
     return np.concatenate([f["height"], context, colour_flags(top), cues])
 
 
+#: The top colours that come in several heights (the others are always one token).
+SEVERAL = tuple(c for c in COLOURS if len(HEIGHTS[c]) > 1)
+
+
+def foot_table(h: np.ndarray, context: np.ndarray, top: str, foot: boards.Mlp) -> np.ndarray:
+    """P(height) of N hexes over the heights ``top`` comes in (N x heights), from the foot
+    model: its score at each candidate foot, made a distribution (softmax of the logits)."""
+    n, heights = len(h), HEIGHTS[top]
+    flags = np.repeat(np.array([colour_flags(top)], np.float32), n, axis=0)
+    windows = np.concatenate([foot_window(h, context, flags, k) for k in heights])
+    p = np.clip(foot.probabilities(windows)[:, 1], 1e-9, 1 - 1e-9)
+    logits = (np.log(p) - np.log1p(-p)).reshape(len(heights), n).T
+    e = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return np.asarray(e / e.sum(axis=1, keepdims=True))
+
+
 def foot_probabilities(
     f: dict[str, np.ndarray], top: str, context: np.ndarray, foot: boards.Mlp
 ) -> np.ndarray:
-    """P(height) over the heights ``top`` comes in, from the foot model: its score at each
-    candidate foot, the scores made a distribution (softmax of the logits)."""
-    heights = HEIGHTS[top]
-    h, c = f["height"][None], context[None]
-    flags = np.array([colour_flags(top)], np.float32)
-    windows = np.concatenate([foot_window(h, c, flags, k) for k in heights])
-    p = np.clip(foot.probabilities(windows)[:, 1], 1e-9, 1 - 1e-9)
-    logits = np.log(p) - np.log1p(-p)
-    e = np.exp(logits - logits.max())
-    return np.asarray(e / e.sum())
+    """``foot_table`` for one hex."""
+    return foot_table(f["height"][None], context[None], top, foot)[0]
+
+
+def height_table(h: np.ndarray, context: np.ndarray, models: Models) -> dict[str, np.ndarray]:
+    """For N hexes (rows of ``features()["height"]`` and of ``photo_context``) and each
+    colour in ``SEVERAL``: P(height) over the heights it comes in (N x heights), the height
+    model's answer pooled (weighted geometric mean) with the foot model's. All hexes of a
+    photo go through each model at once (one call per colour, not per hex)."""
+    cues = foot_cues(h, context)
+    index = {c: i for i, c in enumerate(models.height.classes)}
+    out = {}
+    for top in SEVERAL:
+        flags = np.repeat(np.array([colour_flags(top)], np.float32), len(h), axis=0)
+        hp = models.height.probabilities(np.concatenate([h, context, flags, cues], axis=1))
+        p = hp[:, [index[str(j)] for j in HEIGHTS[top]]] + 1e-12
+        p /= p.sum(axis=1, keepdims=True)
+        if models.foot is not None and models.foot_weight > 0:
+            q = foot_table(h, context, top, models.foot) + 1e-12
+            w = models.foot_weight
+            p = np.exp((1 - w) * np.log(p) + w * np.log(q))
+            p /= p.sum(axis=1, keepdims=True)
+        out[top] = p
+    return out
+
+
+def hex_heights(table: dict[str, np.ndarray], i: int) -> dict[str, dict[int, float]]:
+    """Hex ``i``'s row of a ``height_table``: colour -> height -> probability."""
+    return {
+        top: {j: float(v) for j, v in zip(HEIGHTS[top], p[i], strict=True)}
+        for top, p in table.items()
+    }
 
 
 def height_probabilities(
     f: dict[str, np.ndarray], top: str, models: Models, context: np.ndarray
 ) -> dict[int, float]:
-    """P(height) over the heights ``top`` comes in: the height model's answer pooled
-    (weighted geometric mean) with the foot model's."""
-    heights = HEIGHTS[top]
-    hp = models.height.probabilities(height_input(f, top, context))[0]
-    hmap = {int(c): p for c, p in zip(models.height.classes, hp, strict=True)}
-    p = np.array([hmap.get(j, 0.0) for j in heights]) + 1e-12
-    p /= p.sum()
-    if models.foot is not None and models.foot_weight > 0:
-        q = foot_probabilities(f, top, context, models.foot) + 1e-12
-        w = models.foot_weight
-        p = np.exp((1 - w) * np.log(p) + w * np.log(q))
-        p /= p.sum()
-    return {j: float(v) for j, v in zip(heights, p, strict=True)}
+    """P(height) of one hex over the heights ``top`` comes in (``height_table``)."""
+    return hex_heights(height_table(f["height"][None], context[None], models), 0)[top]
 
 
 def stack_probabilities(
-    f: dict[str, np.ndarray], models: Models, context: np.ndarray
+    f: dict[str, np.ndarray],
+    models: Models,
+    context: np.ndarray,
+    row: dict[str, dict[int, float]] | None = None,
 ) -> tuple[dict[tuple[str, ...], float], float]:
     """Every legal stack (and the empty hex) with its probability, and the probability of a
     cube. The legal stacks tie the three models together: a stack is its top colour, its
-    height (fixed for blue and yellow), and for a two-token building what lies under it."""
+    height (fixed for blue and yellow), and for a two-token building what lies under it.
+    ``row``: this hex's row of the photo's ``height_table``, when already computed."""
+    if row is None:
+        row = hex_heights(height_table(f["height"][None], context[None], models), 0)
     top_p = dict(zip(models.top.classes, models.top.probabilities(f["top"])[0], strict=True))
     out: dict[tuple[str, ...], float] = {(): top_p.get("empty", 0.0)}
     under = dict(zip(models.under.classes, models.under.probabilities(f["under"])[0], strict=True))
@@ -731,7 +764,7 @@ def stack_probabilities(
         if len(heights) == 1:
             out[(colour,)] = pc
             continue
-        hmap = height_probabilities(f, colour, models, context)
+        hmap = row[colour]
         for stack in LEGAL_STACKS:
             if stack[-1] != colour:
                 continue
@@ -811,9 +844,12 @@ def analyse(image_bytes: bytes, side: str | None = None) -> Recognition:
         )
     models = load_models()
     context = photo_context(readings, models.top)
+    feats = [features(r) for r in readings]
+    contexts = np.stack([context[r.hex] for r in readings])
+    table = height_table(np.stack([f["height"] for f in feats]), contexts, models)
     stacks, cubes, p = {}, {}, {}
-    for r in readings:
-        probs, cube = stack_probabilities(features(r), models, context[r.hex])
+    for i, (r, f) in enumerate(zip(readings, feats, strict=True)):
+        probs, cube = stack_probabilities(f, models, context[r.hex], hex_heights(table, i))
         best = max(probs, key=lambda s: probs[s])
         stacks[r.hex] = best
         cubes[r.hex] = bool(best) and cube >= 0.5
