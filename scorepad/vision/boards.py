@@ -10,6 +10,7 @@ straight down at an upright board has the identity rotation.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -281,6 +282,99 @@ def _fill_holes(region: np.ndarray) -> np.ndarray:
     cv2.floodFill(flood, mask, (0, 0), 1)
     holes = (flood == 0)[1:-1, 1:-1]
     return np.asarray(region | holes, np.uint8)
+
+
+Line = tuple[FloatArray, FloatArray, float]  # a point, a unit direction, the length seen
+
+
+def straight_edges(photo: FloatArray, side: int = 640, keep: int = 12) -> list[Line]:
+    """The photo's longest straight edges (on a copy ``side`` px long, in its pixels),
+    longest first: Hough segments of the Canny edges, segments on one line joined (within
+    3 degrees and 4 px), each line refitted to its segments' ends."""
+    h, w = photo.shape[:2]
+    scale = side / max(h, w)
+    small = cv2.resize(photo, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
+    grey = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_RGB2GRAY), (3, 3), 0)
+    edges = cv2.Canny(grey, 40, 100)
+    segments = cv2.HoughLinesP(edges, 1, np.pi / 360, 40, minLineLength=0.06 * side, maxLineGap=6)
+    if segments is None:
+        return []
+    groups: list[dict[str, object]] = []
+    for x1, y1, x2, y2 in segments.reshape(-1, 4).astype(float):
+        _join_segment(groups, np.array([x1, y1]), np.array([x2, y2]))
+    groups.sort(key=lambda g: -float(g["length"]))  # type: ignore[arg-type]
+    lines: list[Line] = []
+    for g in groups[:keep]:
+        ends = np.array(g["ends"])
+        centre = ends.mean(axis=0)
+        _, _, vt = np.linalg.svd(ends - centre)
+        lines.append((centre / scale, vt[0], float(g["length"]) / scale))  # type: ignore[arg-type]
+    return lines
+
+
+def _join_segment(groups: list[dict[str, object]], a: FloatArray, b: FloatArray) -> None:
+    """Add segment a-b to the group of the line it lies on (3 degrees, 4 px), or a new one."""
+    d = b - a
+    length = float(np.linalg.norm(d))
+    d = d / max(length, 1e-6)
+    normal = np.array([-d[1], d[0]])
+    angle = math.atan2(d[1], d[0]) % math.pi
+    for g in groups:
+        turn = abs(angle - float(g["angle"]))  # type: ignore[arg-type]
+        n, offset = g["normal"], float(g["offset"])  # type: ignore[arg-type]
+        if (
+            min(turn, math.pi - turn) < math.radians(3)
+            and abs(float(n @ a) - offset) < 4  # type: ignore[operator]
+            and abs(float(n @ b) - offset) < 4  # type: ignore[operator]
+        ):
+            g["length"] = float(g["length"]) + length  # type: ignore[arg-type]
+            g["ends"] += [a, b]  # type: ignore[operator]
+            return
+    groups.append(
+        {
+            "angle": angle,
+            "normal": normal,
+            "offset": float(normal @ a),
+            "length": length,
+            "ends": [a, b],
+        }
+    )
+
+
+def _angle(d: FloatArray, e: FloatArray) -> float:
+    """Degrees between two undirected unit directions."""
+    return math.degrees(math.acos(min(1.0, abs(float(d @ e)))))
+
+
+def edge_outlines(photo: FloatArray) -> list[FloatArray]:
+    """Quadrilaterals whose four sides lie on four of the photo's long straight edges
+    (:func:`straight_edges`): two nearly parallel pairs (within 30 degrees: perspective)
+    crossing at 45 degrees or more, corners in the photo, convex, 3 % of the frame or more.
+    A board whose light print is cut by stacks leaning over its edge, or merges with light
+    things beside it, still shows most of its straight edges against the table."""
+    lines = straight_edges(photo)
+    h, w = photo.shape[:2]
+    pairs = [
+        (i, j)
+        for i, j in itertools.combinations(range(len(lines)), 2)
+        if _angle(lines[i][1], lines[j][1]) < 30
+    ]
+    quads = []
+    for (a, b), (c, d) in itertools.combinations(pairs, 2):
+        if len({a, b, c, d}) < 4 or _angle(lines[a][1], lines[c][1]) < 45:
+            continue
+        corners = [
+            _intersect(lines[x][:2], lines[y][:2]) for x, y in ((a, c), (c, b), (b, d), (d, a))
+        ]  # type: ignore[arg-type]
+        if any(p is None for p in corners):
+            continue
+        q = np.array(corners, float)
+        inside = (q >= -6).all() and (q[:, 0] <= w + 6).all() and (q[:, 1] <= h + 6).all()
+        if not inside or not cv2.isContourConvex(q.astype(np.float32)):
+            continue
+        if cv2.contourArea(q.astype(np.float32)) >= 0.03 * h * w:
+            quads.append(order_corners(q))
+    return quads
 
 
 def _quadrilateral(contour: np.ndarray) -> FloatArray:
@@ -705,6 +799,70 @@ def polish_outline(
     return q
 
 
+Fit = tuple[float, BoardSpec, FloatArray]
+
+
+def _refined_in_every_turn(
+    photo: FloatArray,
+    lab: FloatArray,
+    grey: FloatArray,
+    quad: FloatArray,
+    specs: list[BoardSpec],
+    best: Fit | None,
+) -> Fit | None:
+    """The better of ``best`` and ``quad`` refined, compared with the print in every turn
+    and side its proportions allow (:func:`print_fit`)."""
+    size = (photo.shape[1], photo.shape[0])
+    fine = refine_outline(photo, quad, lab)
+    for q, spec, error in turned_fits(fine, size, specs):
+        value = print_score(grey, q, spec, 1.0) - error
+        if best is None or value > best[0]:
+            best = (value, spec, q)
+    return best
+
+
+#: How many outlines on straight edges (:func:`edge_outlines`) are refined, best first,
+#: and how well one must fit the print to be taken. On synthetic Harmonies photos whose
+#: light regions never framed the board, the outline on its edges fitted 0.73 or more
+#: (stacks leaning over the edge hide some of the margins), the others 0.37 or less.
+EDGE_OUTLINES = 8
+EDGE_FIT = 0.7
+
+
+def _from_straight_edges(
+    photo: FloatArray,
+    lab: FloatArray,
+    grey: FloatArray,
+    small: tuple[FloatArray, float],
+    specs: list[BoardSpec],
+    best: Fit | None,
+) -> Fit | None:
+    """The better of ``best`` and the outlines on the photo's straight edges: compared
+    with the print on the small copy (``small``: its grey and scale) in every turn, the
+    best few refined and compared again. Only a fair fit (``EDGE_FIT``) is taken: four
+    lines of a busy photo can also frame something else that fits the print a little."""
+    size = (photo.shape[1], photo.shape[0])
+    small_grey, factor = small
+    rough = [
+        (print_score(small_grey, q, spec, factor, rim=False) - error, spec, q)
+        for quad in edge_outlines(photo)
+        for q, spec, error in turned_fits(quad, size, specs)
+    ]
+    rough.sort(key=lambda t: -t[0])
+    tried: list[tuple[BoardSpec, FloatArray]] = []
+    for score, spec, q in rough:
+        if score < 0.3 or len(tried) == EDGE_OUTLINES:
+            break
+        if any(s is spec and _same_outline(q, t, 0.01 * max(size)) for s, t in tried):
+            continue
+        tried.append((spec, q))
+        fine = refine_outline(photo, q, lab)
+        value = print_fit(grey, fine, spec, size)
+        if value >= EDGE_FIT and (best is None or value > best[0]):
+            best = (value, spec, fine)
+    return best
+
+
 def find_board(photo: FloatArray, specs: list[BoardSpec], game: str) -> Found:
     """The board in the photo, as whichever of ``specs`` fits best, turned so its title band
     is on top, with sub-pixel corners and the camera's pose.
@@ -759,12 +917,14 @@ def find_board(photo: FloatArray, specs: list[BoardSpec], game: str) -> Found:
         # An outline a margin's width off scores poorly on the small copy (its margins
         # and band fall on the wrong print) and may never have been refined: refine the
         # first few outlines themselves, then compare them with the print in every turn.
+        # Grown past each edge too: a light region inside the margins that stopped at the
+        # band, grown by the band's depth, can end inside the band, where the rough
+        # comparison sees no light rim above it and ranks it low; refined, it is the board.
         for outline in outlines[:RETRY_OUTLINES]:
-            fine = refine_outline(photo, outline, lab)
-            for q, spec, error in turned_fits(fine, size, specs):
-                value = print_score(grey, q, spec, 1.0) - error
-                if best is None or value > best[0]:
-                    best = (value, spec, q)
+            for quad in grown_variants(outline, grows):
+                best = _refined_in_every_turn(photo, lab, grey, quad, specs, best)
+    if best is None or best[0] < RETRY_BELOW:
+        best = _from_straight_edges(photo, lab, grey, (small_grey, factor), specs, best)
     if best is not None and best[0] < RETRY_BELOW:
         # Still poor: move the best outline's edges and corners while the print fits
         # better (steps from 48 px down to 3), then refine it again.

@@ -133,6 +133,22 @@ class Plane:
         # Log chromaticity (3) and log brightness: light and shade change only the last.
         self.features = np.concatenate([logs - light, light], axis=2).astype(np.float32)
         self.camera = found.camera
+        self.band = self._band_brightness(photo)
+
+    def _band_brightness(self, photo: np.ndarray) -> np.ndarray:
+        """Log brightness (as in ``features``) of the band's middle where ``arrow_score``
+        looks for the arrow, ``ARROW_REACH`` mm wider every way, past the board's top edge
+        too (an outline whose top edge fell inside the band would cut the arrow)."""
+        reach = round(ARROW_REACH * PPM)
+        left = round((WIDTH / 2 - ARROW_HALF) * PPM) - reach
+        top = round(BAND[0] * PPM) - reach
+        h, w = _arrow_template().shape
+        to_px = np.array([[PPM, 0, -0.5 - left], [0, PPM, -0.5 - top], [0, 0, 1.0]])
+        m = self.camera.plane(0) @ np.linalg.inv(to_px)
+        patch = cv2.warpPerspective(
+            photo, m, (w + 2 * reach, h + 2 * reach), flags=cv2.WARP_INVERSE_MAP | cv2.INTER_AREA
+        ).astype(np.float32)
+        return np.log(np.maximum(patch / self.white, 0.02)).mean(axis=2).astype(np.float32)
 
 
 def _ring(radii: tuple[float, ...], count: int) -> np.ndarray:
@@ -209,20 +225,24 @@ def _arrow_template() -> np.ndarray:
 
 
 ARROW_HALF = 30.0  # mm either side of the arrow's axis compared with the print
-#: The least ``arrow_score`` of a Spring Meadow board. On the 197 VALIDATION boards found
-#: it was 0.68 or more, 0.33 on one whose outline missed the board by 15 mm (its squares
-#: are doubted: see ``analyse``); on 28 Sunflower Valley sheets that the board finder took
-#: for a board (light margins, a dark band) at most 0.17.
-MIN_ARROW = 0.25
+#: How far (mm, any direction) the arrow is looked for around where the outline puts it.
+#: An outline a margin's width (10-15 mm) off on one side moves the band's middle by 5-8 mm
+#: and the arrow, 12 mm wide, out of a fixed window (its score there falls to about 0).
+ARROW_REACH = 15.0
+#: The least ``arrow_score`` of a Spring Meadow board. On VALIDATION boards found where
+#: they lie 0.68 or more; with the outline moved a margin's width off one or two edges
+#: (simulated on four boards) 0.5 or more, except when the top edge falls inside the band
+#: (0.14-0.24: the arrow is then cut); on 40 Sunflower Valley sheets that the board finder
+#: took for a board (light margins, a dark band) at most 0.25.
+MIN_ARROW = 0.4
 
 
 def arrow_score(plane: Plane) -> float:
     """How well the middle of the title band shows the printed white arrow pointing to the
-    board's top: normalised correlation of the brightness there with the arrow's shape."""
-    template = _arrow_template()
-    h, w = template.shape
-    top, left = int(round(BAND[0] * PPM)), int(round((WIDTH / 2 - ARROW_HALF) * PPM))
-    return boards.correlation(plane.features[top : top + h, left : left + w, 3], template)
+    board's top: normalised correlation of the brightness there with the arrow's shape, at
+    its best over shifts of up to ``ARROW_REACH`` mm (the outline's own error)."""
+    scores = cv2.matchTemplate(plane.band, _arrow_template(), cv2.TM_CCOEFF_NORMED)
+    return float(scores.max())
 
 
 @cache

@@ -163,3 +163,35 @@ def test_the_printed_arrow_shows_on_a_board_found_where_it_lies() -> None:
     s = photo(PLAY[0])
     photo_ = decode(s.jpeg, sv.WORK_SIDE)
     assert sv.arrow_score(sv.Plane(photo_, sv.locate(photo_))) > 0.7
+
+
+def _found_at(photo_: np.ndarray, corners_mm: np.ndarray, found: object) -> object:
+    """The board as if its outline had been found at ``corners_mm`` (board millimetres,
+    mapped into the photo through the outline that was found)."""
+    import cv2
+
+    from scorepad.vision import boards
+
+    h = cv2.getPerspectiveTransform(
+        sv.SPEC.corners.astype(np.float32),
+        found.corners.astype(np.float32),  # type: ignore[attr-defined]
+    )
+    quad = boards.apply(h, corners_mm)
+    size = (photo_.shape[1], photo_.shape[0])
+    h2 = cv2.getPerspectiveTransform(sv.SPEC.corners.astype(np.float32), quad.astype(np.float32))
+    focal = boards.estimate_focal(h2, size, aspect_known=True) or boards.default_focal(size)
+    camera = boards.pose(h2, boards.intrinsics(focal, size), size)
+    return boards.Found(sv.SPEC, quad, camera, False, 0.7)
+
+
+@pytest.mark.parametrize("shift", [(-12, 0, 0, 0), (0, 12, 0, 0), (0, 0, -12, 0), (0, 0, 0, 12)])
+def test_the_arrow_shows_on_a_board_found_a_margins_width_off(shift: tuple[int, ...]) -> None:
+    # An outline 12 mm off on one edge (left, top, right, bottom) moves the band's middle
+    # by 6 mm or the band itself: the arrow is looked for around where the outline puts it.
+    s = photo(PLAY[0])
+    photo_ = decode(s.jpeg, sv.WORK_SIDE)
+    left, top, right, bottom = shift
+    width, height = sv.WIDTH + right, sv.HEIGHT + bottom
+    corners = np.array([[left, top], [width, top], [width, height], [left, height]], float)
+    found = _found_at(photo_, corners, sv.locate(photo_))
+    assert sv.arrow_score(sv.Plane(photo_, found)) > sv.MIN_ARROW  # type: ignore[arg-type]

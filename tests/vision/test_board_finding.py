@@ -1,0 +1,68 @@
+"""Finding a printed board's outline (``vision/boards.py``) on drawn scenes: a board whose
+light print is cut by pieces standing over its edges and merged with a light object beside
+it is still framed by its straight edges."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+cv2 = pytest.importorskip("cv2", reason="the vision extra is not installed")
+
+from scorepad.vision import boards  # noqa: E402
+
+SPEC = boards.BoardSpec("drawn", 240.0, 200.0, 12.0, 22.0, (3.0, 17.0))
+CREAM = (236, 226, 200)
+
+
+def _scene(cut: bool) -> tuple[np.ndarray, np.ndarray]:
+    """A drawn photo (1200 x 900) of the board turned 17 degrees on a mid-grey table, and
+    its corners (pixels, top-left first). With ``cut``, dark pieces stand over three edges
+    and a light cream disc touches the fourth."""
+    rng = np.random.default_rng(8)
+    photo = np.clip(rng.normal(95, 6, (900, 1200, 3)), 0, 255).astype(np.uint8)
+    ppm = 4
+    print_ = np.full((int(SPEC.height * ppm), int(SPEC.width * ppm), 3), CREAM, np.uint8)
+    band = slice(int(SPEC.band[0] * ppm), int(SPEC.band[1] * ppm))
+    print_[band, 3 * ppm : -3 * ppm] = (30, 70, 80)
+    # The playing area, full of pieces: mid-tone, unlike the light margins around it.
+    inner = int(SPEC.margin * ppm)
+    print_[int(SPEC.header * ppm) : -inner, inner:-inner] = (120, 135, 105)
+    a = np.radians(17)
+    turn = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    corners = (SPEC.corners - [SPEC.width / 2, SPEC.height / 2]) @ turn.T * 3.0 + [600, 450]
+    src = (SPEC.corners * ppm).astype(np.float32)
+    h = cv2.getPerspectiveTransform(src, corners.astype(np.float32))
+    board = cv2.warpPerspective(print_, h, (1200, 900))
+    inside = cv2.warpPerspective(np.full(print_.shape[:2], 255, np.uint8), h, (1200, 900))
+    photo[inside > 128] = board[inside > 128]
+    if cut:
+        for t, edge in ((0.3, 1), (0.7, 1), (0.5, 2), (0.35, 2), (0.6, 3)):
+            p = corners[edge] + t * (corners[(edge + 1) % 4] - corners[edge])
+            cv2.circle(photo, tuple(int(v) for v in p), 38, (70, 40, 30), -1)
+        p = corners[0] + 0.5 * (corners[1] - corners[0])
+        away = p - corners.mean(axis=0)
+        centre = p + away / np.linalg.norm(away) * 70
+        cv2.circle(photo, tuple(int(v) for v in centre), 80, CREAM, -1)
+    return photo, corners
+
+
+def _off(found: np.ndarray, truth: np.ndarray) -> float:
+    return min(float(np.abs(np.roll(found, k, axis=0) - truth).max()) for k in range(4))
+
+
+def test_straight_edges_frame_a_board_whose_light_print_is_cut() -> None:
+    photo, corners = _scene(cut=True)
+    assert min(_off(q, corners) for q in boards.edge_outlines(photo)) < 4
+
+
+def test_a_board_cut_by_pieces_and_merged_with_a_light_object_is_found_where_it_lies() -> None:
+    photo, corners = _scene(cut=True)
+    found = boards.find_board(photo, [SPEC], "drawn")
+    assert np.abs(found.corners - corners).max() < 2
+
+
+def test_a_plain_board_is_found_where_it_lies() -> None:
+    photo, corners = _scene(cut=False)
+    found = boards.find_board(photo, [SPEC], "drawn")
+    assert np.abs(found.corners - corners).max() < 2
