@@ -14,6 +14,7 @@ import itertools
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache
 
 import cv2
 import numpy as np
@@ -204,8 +205,7 @@ def light_regions(photo: FloatArray, side: int = 800) -> list[FloatArray]:
         x, y, cw, ch = stats[k, :4]
         return bool(x > 0 and y > 0 and x + cw < sw and y + ch < sh)
 
-    for pct in (55, 70, 85):
-        level = float(np.percentile(whiteness, pct))
+    for level in np.percentile(whiteness, (55, 70, 85)):
         raw = (whiteness > level).astype(np.uint8)
         mask = np.asarray(cv2.morphologyEx(raw, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)))
         _count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
@@ -214,14 +214,15 @@ def light_regions(photo: FloatArray, side: int = 800) -> list[FloatArray]:
                 break
             if inside_frame(stats, int(k)):
                 regions.append(crop(labels, [int(k)], stats))
-    blurred = small.astype(np.float32)
-    dx = np.abs(np.diff(blurred, axis=1)).max(axis=2)
-    dy = np.abs(np.diff(blurred, axis=0)).max(axis=2)
-    step = np.zeros((sh, sw), np.float32)
+    # The largest colour step to a neighbour (whole numbers: computed on the 8-bit copy).
+    dx = cv2.absdiff(small[:, 1:], small[:, :-1]).max(axis=2)
+    dy = cv2.absdiff(small[1:], small[:-1]).max(axis=2)
+    step = np.zeros((sh, sw), np.uint8)
     step[:, :-1] = np.maximum(step[:, :-1], dx)
     step[:, 1:] = np.maximum(step[:, 1:], dx)
     step[:-1] = np.maximum(step[:-1], dy)
     step[1:] = np.maximum(step[1:], dy)
+    channels = [lab[..., c].ravel().astype(np.float64) for c in range(3)]
     for limit in (2.5, 4.0, 6.0, 9.0):
         zones = (step < limit).astype(np.uint8)
         count, labels, stats, _ = cv2.connectedComponentsWithStats(zones, connectivity=4)
@@ -230,10 +231,8 @@ def light_regions(photo: FloatArray, side: int = 800) -> list[FloatArray]:
             for k in np.argsort(-stats[1:, cv2.CC_STAT_AREA])[:40] + 1
             if stats[k, cv2.CC_STAT_AREA] >= 0.002 * sh * sw and inside_frame(stats, int(k))
         ]
-        flat_labels = labels.ravel()
-        sums = np.stack(
-            [np.bincount(flat_labels, lab[..., c].ravel(), minlength=count) for c in range(3)], 1
-        )
+        flat_labels = labels.ravel().astype(np.intp)  # what bincount counts with
+        sums = np.stack([np.bincount(flat_labels, c, minlength=count) for c in channels], 1)
         sizes = np.maximum(np.bincount(flat_labels, minlength=count), 1)[:, None]
         means = sums / sizes
         for k in keep[:12]:
@@ -252,10 +251,10 @@ def light_regions(photo: FloatArray, side: int = 800) -> list[FloatArray]:
                 regions.append(crop(labels, group, stats))
     found: list[tuple[float, FloatArray]] = []
     for x0, y0, region in regions:
-        points = cv2.findNonZero(region)
-        if points is None:
+        hull = _region_hull(region)
+        if hull is None:
             continue
-        quad = _quadrilateral(points)
+        quad = _quadrilateral(hull)
         area = cv2.contourArea(quad.astype(np.float32))
         if area < 0.02 * sh * sw:
             continue
@@ -265,8 +264,8 @@ def light_regions(photo: FloatArray, side: int = 800) -> list[FloatArray]:
         rim = inside.copy()
         centre = quad.mean(axis=0)
         cv2.fillPoly(rim, [np.round(centre + (quad - centre) * 0.94).astype(np.int32)], 0)
-        rim_cover = float((region & rim).sum()) / max(float(rim.sum()), 1.0)
-        outside = float((region & (1 - inside)).sum()) / max(float(region.sum()), 1.0)
+        rim_cover = cv2.countNonZero(region & rim) / max(cv2.countNonZero(rim), 1.0)
+        outside = cv2.countNonZero(region & (1 - inside)) / max(cv2.countNonZero(region), 1.0)
         if rim_cover < 0.5 or outside > 0.05:
             continue
         found.append((area * rim_cover, (quad + np.array([x0, y0])) / scale))
@@ -377,8 +376,21 @@ def edge_outlines(photo: FloatArray) -> list[FloatArray]:
     return quads
 
 
-def _quadrilateral(contour: np.ndarray) -> FloatArray:
-    hull = cv2.convexHull(contour)
+def _region_hull(region: np.ndarray) -> np.ndarray | None:
+    """The convex hull of a region's pixels, from its outer boundary only (the same
+    vertices, far fewer points), starting where ``cv2.convexHull`` of all its pixels starts
+    (the rightmost vertex, the lowest of those): ``approxPolyDP`` depends on the start."""
+    contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return None
+    hull = cv2.convexHull(np.concatenate(contours))
+    x, y = hull[:, 0, 0].astype(np.int64), hull[:, 0, 1].astype(np.int64)
+    return np.roll(hull, -int(np.argmax(x * (1 << 32) + y)), axis=0)
+
+
+def _quadrilateral(hull: np.ndarray) -> FloatArray:
+    """Four corners approximating a convex hull (the least simplification that gives four,
+    else the smallest rotated rectangle around it)."""
     perimeter = cv2.arcLength(hull, True)
     for eps in (0.01, 0.02, 0.03, 0.045, 0.06):
         approx = cv2.approxPolyDP(hull, eps * perimeter, True)
@@ -640,6 +652,36 @@ def correlation(seen: FloatArray, template: FloatArray) -> float:
     return float(a @ t / max(float(np.linalg.norm(a) * np.linalg.norm(t)), 1e-6))
 
 
+@dataclass(frozen=True)
+class PrintReference:
+    """What :func:`print_score` compares every outline with, computed once per side and
+    resolution: the print's corners (template pixels), where the print applies, the print
+    there centred (as :func:`correlation` centres it) and its norm, and which of those
+    pixels are light margin and which dark band."""
+
+    corners: FloatArray
+    mask: FloatArray
+    centred: FloatArray
+    norm: np.floating  # float32, as correlation() multiplies it
+    light: FloatArray
+    dark: FloatArray
+
+
+@cache
+def print_reference(spec: BoardSpec, ppm: float) -> PrintReference:
+    template, mask = print_template(spec, ppm)
+    t = template[mask]
+    centred = np.ravel(t - t.mean())
+    return PrintReference(
+        (spec.corners * ppm).astype(np.float32),
+        mask,
+        centred,
+        np.linalg.norm(centred),
+        np.flatnonzero(t > 0.5),
+        np.flatnonzero(t < 0.5),
+    )
+
+
 def print_score(
     grey: FloatArray, quad: FloatArray, spec: BoardSpec, factor: float, rim: bool = True
 ) -> float:
@@ -649,26 +691,24 @@ def print_score(
     light as the margins too (a dark table next to the board would otherwise pass for the
     band); without, the rim is looked for anywhere near the top edge."""
     ppm = VERIFY_PPM if rim else ROUGH_PPM
-    template, mask = print_template(spec, ppm)
-    h, w = template.shape
-    dst = (quad * factor).astype(np.float32)
-    src = (spec.corners * ppm).astype(np.float32)
-    m = cv2.getPerspectiveTransform(src, dst)
+    ref = print_reference(spec, ppm)
+    h, w = ref.mask.shape
+    m = cv2.getPerspectiveTransform(ref.corners, (quad * factor).astype(np.float32))
     flags = cv2.WARP_INVERSE_MAP | (cv2.INTER_AREA if rim else cv2.INTER_LINEAR)
     full = np.asarray(cv2.warpPerspective(grey, m, (w, h), flags=flags), np.float32)
-    values = full[mask]
-    t = template[mask]
-    ncc = correlation(values, t)
+    values = full[ref.mask]
+    seen = np.ravel(values - values.mean())
+    ncc = float(seen @ ref.centred / max(float(np.linalg.norm(seen) * ref.norm), 1e-6))
     if rim:
         strip = full[int(1.0 * ppm) : int(2.4 * ppm), int(6 * ppm) : w - int(6 * ppm)]
         level = float(np.median(strip))
-        light = float(np.median(values[t > 0.5]))
-        dark = float(np.median(values[t < 0.5]))
+        light = float(np.median(values[ref.light]))
+        dark = float(np.median(values[ref.dark]))
     else:
         strip = full[0 : int(3.0 * ppm) + 1, int(6 * ppm) : w - int(6 * ppm)]
         level = float(strip.max(axis=0).mean())
-        light = float(values[t > 0.5].mean())
-        dark = float(values[t < 0.5].mean())
+        light = float(values[ref.light].mean())
+        dark = float(values[ref.dark].mean())
     shortfall = (light - level) / max(light - dark, 10.0)
     return ncc - max(0.0, shortfall - 0.25)
 
