@@ -477,7 +477,8 @@ def side_bands(plane: Plane, top: np.ndarray, tokens: int) -> tuple[np.ndarray, 
 def features(r: HexReading) -> dict[str, np.ndarray]:
     """The numbers each learned model sees for one hex: ``top`` (the top face's colour and
     how circle-like it is), ``height`` (the foot-edge profile and how well height can be
-    seen here), ``under`` (the lowest token's side band), ``cube`` (what stands on top)."""
+    seen here), ``under`` (the lowest token's side band and ``lower_side``), ``cube``
+    (what stands on top)."""
     chroma, light = _log_colour(r.colour)
     assert r.profile is not None and r.band is not None and r.band_ratio is not None
     band_chroma, band_light = _log_colour(r.band)
@@ -500,11 +501,23 @@ def features(r: HexReading) -> dict[str, np.ndarray]:
         "height": np.concatenate(
             [r.profile, r.outline.ravel(), geometry, chroma, [light], cube[:3], [r.cube]]
         ).astype(np.float32),
-        "under": np.concatenate([band_chroma, [band_light], r.band_ratio, geometry[:2]]).astype(
-            np.float32
-        ),
+        "under": np.concatenate(
+            [band_chroma, [band_light], r.band_ratio, geometry[:2], lower_side(r.profile), top[:4]]
+        ).astype(np.float32),
         "cube": np.concatenate([top, cube, geometry[:2]]).astype(np.float32),
     }
+
+
+#: Foot-edge steps (quarter tokens) on the lower token's side of a two-token building.
+LOWER_SIDE = slice(4, 10)
+
+
+def lower_side(profile: np.ndarray) -> np.ndarray:
+    """What the foot-edge probes inside the rim see between one and two and a quarter
+    tokens down (the lower token's side of a two-token building: like the top or not,
+    board-like or not, how bright) and the edges there: what lies under a red top."""
+    steps = profile.reshape(PROFILE_CHANNELS, len(FOOT_STEPS))[:, LOWER_SIDE]
+    return np.concatenate([steps[:4].ravel(), steps[8]])
 
 
 def photo_context(readings: list[HexReading], top_model: boards.Mlp) -> dict[Hex, np.ndarray]:

@@ -232,3 +232,12 @@ def test_height_probabilities_cover_the_heights_each_colour_comes_in() -> None:
         p = hv.height_probabilities(f, colour, models, context[0])
         assert set(p) == set(hv.HEIGHTS[colour])
         assert abs(sum(p.values()) - 1) < 1e-6
+
+
+def test_the_lower_side_is_read_between_one_and_two_tokens_down() -> None:
+    """What lies under a red top is read where the lower token's side shows: the profile's
+    probes inside the rim from one to two and a quarter tokens below the top."""
+    profile = np.tile(hv.FOOT_STEPS, (hv.PROFILE_CHANNELS, 1))  # every channel: its height
+    side = hv.lower_side(profile.ravel())
+    assert side.min() == 1.0 and side.max() == 2.25
+    assert len(side) == 5 * len(hv.FOOT_STEPS[hv.LOWER_SIDE])

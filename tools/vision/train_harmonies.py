@@ -174,7 +174,7 @@ def foot_windows(
 SHAPES = {
     "top": ((32,), 1e-3, False),
     "height": ((64, 32), 1e-2, True),
-    "under": ((16,), 1e-2, False),
+    "under": ((16,), 1e-1, False),
     "cube": ((24,), 1e-3, False),
     "foot": ((64, 32), 1e-1, True),
 }
