@@ -10,16 +10,14 @@ import re
 from typing import Any
 
 import pytest
+from webhelpers import choose_game
 
 pytestmark = pytest.mark.browser
 
 
 def start_table(page: Any, game: str, names: list[str], **selects: str) -> None:
     page.goto(page.base + "/new")
-    page.select_option("select[name=game]", game)
-    page.wait_for_selector(
-        f"#new-form select[name=game] option[value='{game}'][selected]", state="attached"
-    )
+    choose_game(page, game)
     for key, value in selects.items():
         page.select_option(f"select[name={key}]", value)
     for i, name in enumerate(names):

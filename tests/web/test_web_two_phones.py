@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from conftest import LiveServer
+from webhelpers import choose_game
 
 pytestmark = pytest.mark.browser
 
@@ -78,10 +79,7 @@ def test_two_phones_play_one_table(phones: list[Any], live_server: LiveServer) -
     base = live_server.url
     # The host starts a table for Anna and Boris and takes Anna's seat.
     host.goto(base + "/new")
-    host.select_option("select[name=game]", "sunflower-valley")
-    host.wait_for_selector(
-        "#new-form select[name=game] option[value='sunflower-valley'][selected]", state="attached"
-    )
+    choose_game(host, "sunflower-valley")
     host.fill("input[name=name_0]", "Anna")
     host.fill("input[name=name_1]", "Boris")
     host.click("#new-form button[type=submit]")

@@ -48,3 +48,17 @@ def tap(client: FlaskClient, table_id: str, **values: Any) -> Any:
 
 def cell(doc: dict[str, Any], player: int, q: int, r: int) -> dict[str, Any]:
     return next(c for c in doc["players"][player]["cells"] if (c["q"], c["r"]) == (q, r))
+
+
+def choose_game(page: Any, game: str) -> None:
+    """Pick the game on the new-table form in a browser and wait for the form it swaps in.
+
+    Choosing a game (even the one shown) re-renders the form through htmx; names typed
+    while that request is in flight would be wiped by the swap.
+    """
+    with page.expect_response(lambda response: "/new?" in response.url):
+        page.select_option("select[name=game]", game)
+    page.wait_for_function("() => !document.querySelector('.htmx-request')")
+    page.wait_for_selector(
+        f"#new-form select[name=game] option[value='{game}'][selected]", state="attached"
+    )
