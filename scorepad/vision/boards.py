@@ -908,7 +908,11 @@ def find_board(photo: FloatArray, specs: list[BoardSpec], game: str) -> Found:
     is on top, with sub-pixel corners and the camera's pose.
 
     Rough outlines are scored cheaply on a small copy (print correlation and proportions);
-    the best few are refined and scored again, rim included. Raises PhotoError."""
+    the best few are refined and scored again, rim included. A fit below ``RETRY_BELOW``
+    is retried: the tried outlines traced with the lightest part of their ring, the first
+    outlines (and each grown past an edge) refined before they are compared, outlines on
+    the photo's straight edges (:func:`edge_outlines`), and the best outline moved back
+    onto the board (:func:`polish_outline`). Raises PhotoError."""
     size = (photo.shape[1], photo.shape[0])
     factor = 640 / max(size)
     small = np.asarray(

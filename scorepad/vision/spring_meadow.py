@@ -7,10 +7,11 @@ its burrow layout (``docs/spring-meadow.md``, "Board layouts").
 1. **The board** is found like a Harmonies board (``boards.find_board``): the light printed
    rectangle with the title band (and its arrow) on top, in the proportions of 10 x 15
    squares and margins. Its corners give the camera's pose. The middle of the title band
-   must show the printed arrow (``arrow_score``): a Sunflower Valley sheet, also light
-   with a dark band on top, is refused. A board whose outline fits the print poorly
-   (``boards.RETRY_BELOW``) may have its grid off the squares over a large area: no
-   square is trusted more than the fit, so all are flagged.
+   must show the printed arrow (``arrow_score``, looked for within ``ARROW_REACH`` of where
+   the outline puts it): a Sunflower Valley sheet, also light with a dark band on top, is
+   refused. A board whose outline fits the print poorly (``boards.RETRY_BELOW``) may have
+   its grid off the squares over a large area: no square is trusted more than the fit, so
+   all are flagged.
 2. **Orientation.** The arrow pointing up or down in the photo means vertical play, left
    or right horizontal (the player's view; ``spring_meadow.turn_square``).
 3. **Squares.** The photo is re-projected onto the board plane; every square is measured
