@@ -232,7 +232,8 @@ def rail_scores(ink: np.ndarray, orientation: Orientation) -> np.ndarray:
 
 def features(ink: np.ndarray, fill: np.ndarray, orientation: Orientation) -> np.ndarray:
     """A fixed-length description of one hex for the symbol classifier: the ink map at low
-    resolution, stroke directions, ink by ring, the best rail fits, the print colour."""
+    resolution, stroke directions, ink by ring, the best rail fits, the print colour, the
+    closer look at the centre and the star match (:func:`star_match`)."""
     small = cv2.resize(ink, (16, 16), interpolation=cv2.INTER_AREA).ravel()
     gx = cv2.Sobel(ink, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(ink, cv2.CV_32F, 0, 1, ksize=3)
@@ -255,7 +256,7 @@ def features(ink: np.ndarray, fill: np.ndarray, orientation: Orientation) -> np.
     colour = [chroma(fill), float(fill.mean())]
     extra = np.array([total, big / 10, *rails * 50, *rings, *colour])
     return np.concatenate(
-        [small, hog, extra, polar_strokes(ink) * 10, centre_features(ink)]
+        [small, hog, extra, polar_strokes(ink) * 10, centre_features(ink), star_match(ink) * 5]
     ).astype(np.float32)
 
 
@@ -328,6 +329,62 @@ def centre_features(ink: np.ndarray) -> np.ndarray:
     mags = np.abs(spectrum[:, 1 : HARMONICS + 1]) / norm
     bands = mags[:9].reshape(3, 3, HARMONICS).mean(axis=1).ravel()
     return np.concatenate([crop, _profile(polar), bands * 5])
+
+
+#: Star templates (outer radius in patch pixels, slant) of the star match: the star mark's
+#: size range and a hand's slant; each also turned by 36 degrees (points where the first
+#: has its notches), so that what the match sees is the star's own outline, not just ink at
+#: the star's radius.
+STAR_SHAPES = tuple((r, s) for r in (9.0, 11.0, 13.0) for s in (-0.2, 0.0, 0.2))
+STAR_SEARCH = 3  # pixels around the drawing's centre that the star's centre may be off
+
+
+def _star_template(radius: float, slant: float, turn: float) -> np.ndarray:
+    """A five-pointed star outline, point up (inner radius 0.4 of the outer), slanted like
+    a hand's writing, blurred, zero mean and unit norm."""
+    side = int(2 * radius * 1.3) | 1
+    c = side / 2
+    pts = []
+    for k in range(11):
+        a = -math.pi / 2 + math.pi * k / 5 + turn
+        rad = radius if k % 2 == 0 else radius * 0.4
+        x, y = rad * math.cos(a), rad * math.sin(a)
+        pts.append((x - slant * y + c, y + c))
+    img = np.zeros((side, side), np.float32)
+    xy = np.round(np.array(pts) * 16).astype(np.int32)
+    cv2.polylines(img, [xy], False, 1.0, 2, cv2.LINE_AA, shift=4)
+    img = cv2.GaussianBlur(img, (0, 0), 0.8)
+    img -= img.mean()
+    return np.asarray(img / np.linalg.norm(img), np.float32)
+
+
+@lru_cache(maxsize=1)
+def _star_templates() -> tuple[list[np.ndarray], list[np.ndarray]]:
+    upright = [_star_template(r, s, 0.0) for r, s in STAR_SHAPES]
+    turned = [_star_template(r, s, math.pi / 5) for r, s in STAR_SHAPES]
+    return upright, turned
+
+
+def star_match(ink: np.ndarray) -> np.ndarray:
+    """How well a five-pointed star drawn point up over the drawing's centre fits the ink
+    (best correlation over the templates and a few pixels around the centre, per unit of
+    the centre's ink), and that fit less the fit of the same stars turned by 36 degrees: a
+    flower's petals fit both alike, a star only the upright ones. (2,)"""
+    cx, cy = ink_centre(ink)
+    quarter = PATCH // 4
+    norm = math.sqrt(float((ink[quarter:-quarter, quarter:-quarter] ** 2).sum())) + 1e-3
+    padded = np.pad(ink, PATCH // 2)
+    best = []
+    for templates in _star_templates():
+        value = 0.0
+        for t in templates:
+            half = t.shape[0] // 2 + STAR_SEARCH
+            x0 = int(round(cx)) + PATCH // 2 - half
+            y0 = int(round(cy)) + PATCH // 2 - half
+            window = padded[y0 : y0 + 2 * half + 1, x0 : x0 + 2 * half + 1]
+            value = max(value, float(cv2.matchTemplate(window, t, cv2.TM_CCORR).max()))
+        best.append(value / norm)
+    return np.array([best[0], best[0] - best[1]])
 
 
 @lru_cache(maxsize=1)
@@ -434,6 +491,7 @@ def family_features(inks: list[np.ndarray]) -> np.ndarray:
     rank = (np.argsort(np.argsort(totals)) + 0.5) / n
     circles = np.array([circle_profile(i) for i in inks])
     med_circles = np.median(circles, axis=0)
+    stars = np.array([star_match(i) for i in inks]) * 5
     return np.concatenate(
         [
             rings / med_rings,
@@ -446,6 +504,8 @@ def family_features(inks: list[np.ndarray]) -> np.ndarray:
             polar,
             circles,
             circles - med_circles,
+            stars,
+            stars - np.median(stars, axis=0),
         ],
         axis=1,
     ).astype(np.float32)

@@ -69,7 +69,7 @@ class SymbolModel:
         if self.super_hidden_w is not None and self.super_hidden_b is not None:
             h = np.maximum(h @ self.super_hidden_w + self.super_hidden_b, 0.0)
         z = h @ self.super_w
-        return np.asarray(1 / (1 + np.exp(-(z + self.super_b))))
+        return np.asarray(1 / (1 + np.exp(-np.clip(z + self.super_b, -50, 50))))
 
     def to_bytes(self) -> bytes:
         arrays: dict[str, np.ndarray] = {

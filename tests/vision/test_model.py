@@ -137,3 +137,10 @@ def test_sunflower_trust_round_trips_and_doubts_unsure_sheets():
     # The same confident sunflower on a sheet whose other splits are unsure is doubted more.
     _, unsure_x = recognize.family_trust_features(sheet([0.01, 0.3, 0.6, 0.35]))
     assert sure[0] > 0.9 and m.trust(unsure_x)[0] < sure[0]
+
+
+def test_star_match_prefers_an_upright_star_to_a_turned_one():
+    plain, starred = cells.star_match(_flower(False)), cells.star_match(_flower(True))
+    assert starred.shape == (2,)
+    # The upright star fits better than the same star turned by 36 degrees, petals do not.
+    assert starred[1] > plain[1] + 0.01
