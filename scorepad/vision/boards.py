@@ -752,6 +752,12 @@ def turned_fits(
                 yield q, spec, error
 
 
+def band_grows(specs: list[BoardSpec]) -> tuple[float, ...]:
+    """How far past an edge, as a fraction of the outline's depth, a light-region outline
+    that stopped at the title band falls short of the board (the band's depth)."""
+    return tuple(sorted({round(s.band[1] / (s.height - s.band[1]), 3) for s in specs}))
+
+
 def grown_variants(quad: FloatArray, grows: tuple[float, ...]) -> list[FloatArray]:
     """The outline, and the outline grown past each edge by each fraction of its depth (the
     light-region search often stops at a dark title band)."""
@@ -778,6 +784,11 @@ def _same_outline(a: FloatArray, b: FloatArray, tolerance: float) -> bool:
 RETRY_BELOW = 0.8
 RETRY_LIGHT = 60.0
 RETRY_OUTLINES = 8
+#: Below this fit the outline is taken to be off or wrong and the costly retries run
+#: (:func:`_deep_retries`); between it and ``RETRY_BELOW`` the board lies where found with
+#: pieces hiding some of its margins (synthetic Harmonies photos: retrying such boards
+#: changed no answer; Spring Meadow outlines a margin's width off fitted below 0.72).
+DEEP_RETRY_BELOW = 0.72
 
 
 @dataclass
@@ -903,6 +914,48 @@ def _from_straight_edges(
     return best
 
 
+def _deep_retries(
+    photo: FloatArray,
+    lab: FloatArray,
+    grey: FloatArray,
+    small: tuple[FloatArray, float],
+    outlines: list[FloatArray],
+    specs: list[BoardSpec],
+    best: Fit | None,
+) -> Fit | None:
+    """The costly retries for a board not found or found off (fit below
+    ``DEEP_RETRY_BELOW``), cheapest first, until one fits at ``RETRY_BELOW``: outlines on
+    the photo's straight edges; the first outlines and each grown past an edge refined
+    before they are compared with the print; the best outline moved back onto the board."""
+    size = (photo.shape[1], photo.shape[0])
+    best = _from_straight_edges(photo, lab, grey, small, specs, best)
+    if best is None or best[0] < RETRY_BELOW:
+        # An outline a margin's width off scores poorly on the small copy (its margins
+        # and band fall on the wrong print) and may never have been refined: refine the
+        # first few outlines themselves, then compare them with the print in every turn.
+        # Grown past each edge too: a light region inside the margins that stopped at the
+        # band, grown by the band's depth, can end inside the band, where the rough
+        # comparison sees no light rim above it and ranks it low; refined, it is the board.
+        grows = band_grows(specs)
+        for quad in (g for o in outlines[:RETRY_OUTLINES] for g in grown_variants(o, grows)):
+            best = _refined_in_every_turn(photo, lab, grey, quad, specs, best)
+            if best is not None and best[0] >= RETRY_BELOW:
+                break  # a good fit: the board is found
+    if best is not None and best[0] < RETRY_BELOW:
+        # Still poor: move the best outline's edges and corners while the print fits
+        # better (steps from 48 px down to 3), then refine it again.
+        value, spec, q = best
+        moved = polish_outline(grey, q, spec, size)
+        fine = refine_outline(photo, moved, lab)
+        value = print_fit(grey, fine, spec, size)
+        # Only a good fit counts: climbing from a poor start on a busy photo can also end
+        # on something else that fits the print a little better (on synthetic Harmonies
+        # photos, boards not found became boards found far off).
+        if value > best[0] and value >= RETRY_BELOW:
+            best = (value, spec, fine)
+    return best
+
+
 def find_board(photo: FloatArray, specs: list[BoardSpec], game: str) -> Found:
     """The board in the photo, as whichever of ``specs`` fits best, turned so its title band
     is on top, with sub-pixel corners and the camera's pose.
@@ -923,8 +976,7 @@ def find_board(photo: FloatArray, specs: list[BoardSpec], game: str) -> Found:
         )
     )
     small_grey = np.asarray(cv2.cvtColor(small, cv2.COLOR_RGB2GRAY), np.float32)
-    # A light-region outline that stopped at the title band is short by the band's depth.
-    grows = tuple(sorted({round(s.band[1] / (s.height - s.band[1]), 3) for s in specs}))
+    grows = band_grows(specs)
     rough: list[tuple[float, BoardSpec, FloatArray]] = []
     outlines = board_outlines(photo)
     for outline in outlines:
@@ -957,30 +1009,8 @@ def find_board(photo: FloatArray, specs: list[BoardSpec], game: str) -> Found:
             value = print_fit(grey, fine, spec, size)
             if value > best[0]:
                 best = (value, spec, fine)
-    if best is None or best[0] < RETRY_BELOW:
-        # An outline a margin's width off scores poorly on the small copy (its margins
-        # and band fall on the wrong print) and may never have been refined: refine the
-        # first few outlines themselves, then compare them with the print in every turn.
-        # Grown past each edge too: a light region inside the margins that stopped at the
-        # band, grown by the band's depth, can end inside the band, where the rough
-        # comparison sees no light rim above it and ranks it low; refined, it is the board.
-        for outline in outlines[:RETRY_OUTLINES]:
-            for quad in grown_variants(outline, grows):
-                best = _refined_in_every_turn(photo, lab, grey, quad, specs, best)
-    if best is None or best[0] < RETRY_BELOW:
-        best = _from_straight_edges(photo, lab, grey, (small_grey, factor), specs, best)
-    if best is not None and best[0] < RETRY_BELOW:
-        # Still poor: move the best outline's edges and corners while the print fits
-        # better (steps from 48 px down to 3), then refine it again.
-        value, spec, q = best
-        moved = polish_outline(grey, q, spec, size)
-        fine = refine_outline(photo, moved, lab)
-        value = print_fit(grey, fine, spec, size)
-        # Only a good fit counts: climbing from a poor start on a busy photo can also end
-        # on something else that fits the print a little better (on synthetic Harmonies
-        # photos, boards not found became boards found far off).
-        if value > best[0] and value >= RETRY_BELOW:
-            best = (value, spec, fine)
+    if best is None or best[0] < DEEP_RETRY_BELOW:
+        best = _deep_retries(photo, lab, grey, (small_grey, factor), outlines, specs, best)
     if best is None or best[0] < 0.5:
         raise no_board(game)
     score, spec, fine = best
