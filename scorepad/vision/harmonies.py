@@ -5,9 +5,9 @@ probability, the uncertain ones flagged.
 1. **The board.** Light printed rectangles are found in the photo (``boards.py``), each is
    tried in its four turns and as side A or B: the side whose proportions fit (A is nearly
    square, B wide) and the turn that puts the printed title band on top win. Its edges are
-   then refined to a fraction of a pixel. A "board" on which fewer than a quarter of the
-   hexes show a token's round top (``shows_tokens``) is refused: a Sunflower Valley
-   sheet, light with a dark band on top, would otherwise pass for side A.
+   then refined to a fraction of a pixel. A "board" on which fewer than 35 % of the hexes
+   show a token's round top, of a token's size and colour (``shows_tokens``), is refused:
+   a Sunflower Valley sheet, light with a dark band on top, would otherwise pass for side A.
 2. **The camera.** The board's outline is a plane homography; with the focal length it
    implies (or a phone's usual one when the view is nearly frontal) it gives the camera's
    pose: the point of the board below the lens (the *nadir*) and the lens's height.
@@ -825,21 +825,54 @@ class Recognition:
         }
 
 
-#: A hex shows a token's top when its circle fit found the rim on this share of its rays.
+#: A hex shows a token's top when its circle fit found the rim on this share of its rays,
+#: the circle is at least a token's size and its colour is a token's (``shows_tokens``).
 TOKEN_RIM = 0.6
-#: The share of a board's hexes that must show a token's top. On the synthetic boards
-#: (end of game, a few hexes empty) it never fell below 0.56 in 405 training photos; a
-#: Sunflower Valley sheet found as a board (title band and light margins alike) stays
-#: under 0.1: its hexes are flat printed shapes, not round tops.
-MIN_TOKEN_SHARE = 0.25
+#: On the board plane a token's top is a circle of at least TOKEN_RADIUS (more when it is
+#: lifted towards the camera: ``k`` of step 3); at 1 MP a yellow top's fit comes out up to
+#: 0.8 mm small. Round drawings on a Sunflower Valley sheet found as a board often fit
+#: circles of 11-11.5 mm.
+TOP_MIN_RADIUS = TOKEN_RADIUS - 0.8
+#: The most a top's log chromaticity may differ from the nearest of the REFERENCE colours
+#: (tokens and the empty print). On synthetic boards 99.5 % of the tops are within 0.27.
+TOP_MAX_CHROMA = 0.3
+#: The share of a board's hexes that must show a token's top. On 200 VALIDATION synthetic
+#: boards (end of game, a few hexes empty; 3 MP) it never fell below 0.60; on the 97 of
+#: 120 Sunflower Valley VALIDATION sheets that the board finder took for side A (3 MP) it
+#: never rose above 0.17 (with the rim alone, as before, up to 0.61).
+MIN_TOKEN_SHARE = 0.35
+
+
+@cache
+def _reference_chroma() -> np.ndarray:
+    """Log chromaticity of the REFERENCE colours as ``Plane.image`` shows them."""
+    ref = np.array(list(REFERENCE.values()), np.float32) * 100 / 255
+    return _log_colour(ref)[0]
 
 
 def shows_tokens(readings: list[HexReading]) -> bool:
-    """Whether the board found holds Harmonies tokens: round tops on enough of its hexes.
-    Any light printed sheet with a dark band across its top passes ``find_board``; this is
-    what tells a Harmonies board from it (an empty board has nothing to score anyway)."""
+    """Whether the board found holds Harmonies tokens: enough of its hexes show a token's
+    top. Any light printed sheet with a dark band across its top passes ``find_board``;
+    this is what tells a Harmonies board from it (an empty board has nothing to score
+    anyway). A hex shows a top when three things hold:
+
+    * the top's circle fit found the rim on ``TOKEN_RIM`` of its rays;
+    * the circle's radius is at least ``TOP_MIN_RADIUS`` (a top is never smaller than the
+      token, being lifted towards the camera; where the fit gave up, ``fit_top`` reports a
+      two-token top's radius, so this passes);
+    * its colour's log chromaticity is within ``TOP_MAX_CHROMA`` of a token colour or the
+      empty print (a Sunflower Valley sheet's drawings and background, divided by a
+      "cream" that is not the board's, mostly are not).
+
+    The rim alone let 19 of 97 such sheets (VALIDATION, 3 MP) through, with a rim on up
+    to 0.61 of their hexes; with the size and colour they show at most 0.17, real boards
+    at least 0.60."""
     rims = np.array([r.scores["rim"] for r in readings])
-    return bool(np.mean(rims >= TOKEN_RIM) >= MIN_TOKEN_SHARE)
+    radii = np.array([r.scores["radius"] for r in readings])
+    chroma = _log_colour(np.array([r.colour for r in readings], np.float32))[0]
+    near = np.linalg.norm(chroma[:, None, :] - _reference_chroma()[None], axis=2).min(axis=1)
+    tops = (rims >= TOKEN_RIM) & (radii >= TOP_MIN_RADIUS) & (near <= TOP_MAX_CHROMA)
+    return bool(np.mean(tops) >= MIN_TOKEN_SHARE)
 
 
 def analyse(image_bytes: bytes, side: str | None = None) -> Recognition:
