@@ -104,7 +104,10 @@ def board_spec(side: str) -> boards.BoardSpec:
 def locate(photo: np.ndarray, side: str | None = None) -> boards.Found:
     """The board, its side and turn, and the camera (module docstring, steps 1 and 2)."""
     specs = [board_spec(s) for s in ([side] if side else ["A", "B"])]
-    return boards.find_board(photo, specs, "Harmonies")
+    # Stacks lean over the margins: a fair fit is a board found where it lies.
+    return boards.find_board(
+        photo, specs, "Harmonies", deep_below=boards.HIDDEN_MARGINS_RETRY_BELOW
+    )
 
 
 # --- 3. every hex --------------------------------------------------------------------------
