@@ -423,31 +423,28 @@ def main() -> None:
     if args.calibrate_only:
         va = collect(synth.VALIDATION, args.validation, args.megapixels, "validation")
         model = fit_trust(symbols.load(), va)
-        MODEL_PATH.write_bytes(model.to_bytes())
-        symbols.load.cache_clear()
-        tau = choose_threshold(args.validation, args.megapixels)
-        model = symbols.SymbolModel(**{**model.__dict__, "flag_below": tau})
-        MODEL_PATH.write_bytes(model.to_bytes())
-        print(f"wrote {MODEL_PATH.relative_to(ROOT)} with threshold {tau:.2f}")
-        return
-    if args.threshold_only:
+    elif args.threshold_only:
         model = symbols.load()
-        tau = choose_threshold(args.validation, args.megapixels)
-        model = symbols.SymbolModel(**{**model.__dict__, "flag_below": tau})
-        MODEL_PATH.write_bytes(model.to_bytes())
-        print(f"wrote {MODEL_PATH.relative_to(ROOT)} with threshold {tau:.2f}")
-        return
-    tr = collect(synth.TRAIN, args.train, args.megapixels, "train")
-    va = collect(synth.VALIDATION, args.validation, args.megapixels, "validation")
-    items = ensemble([train(tr, seed) for seed in range(SEEDS)])
-    model = fit_trust(calibrate_super(calibrate(train_super(items, tr, SEEDS), va), va), va)
-    print(f"validation accuracy with the super-sunflower stage {item_accuracy(model, va):.4f}")
+    else:
+        tr = collect(synth.TRAIN, args.train, args.megapixels, "train")
+        va = collect(synth.VALIDATION, args.validation, args.megapixels, "validation")
+        items = ensemble([train(tr, seed) for seed in range(SEEDS)])
+        model = fit_trust(calibrate_super(calibrate(train_super(items, tr, SEEDS), va), va), va)
+        print(f"validation accuracy with the super-sunflower stage {item_accuracy(model, va):.4f}")
+    tau = save_with_threshold(model, args.validation, args.megapixels)
+    size = MODEL_PATH.stat().st_size // 1024
+    print(f"wrote {MODEL_PATH.relative_to(ROOT)} ({size} KB) with threshold {tau:.2f}")
+
+
+def save_with_threshold(model: symbols.SymbolModel, validation: int, megapixels: float) -> float:
+    """Write the model, choose its flag threshold with it in place (the recogniser loads
+    the committed file) and write it again with that threshold."""
     MODEL_PATH.write_bytes(model.to_bytes())
     symbols.load.cache_clear()
-    tau = choose_threshold(args.validation, args.megapixels)
+    tau = choose_threshold(validation, megapixels)
     model = symbols.SymbolModel(**{**model.__dict__, "flag_below": tau})
     MODEL_PATH.write_bytes(model.to_bytes())
-    print(f"wrote {MODEL_PATH.relative_to(ROOT)} ({MODEL_PATH.stat().st_size // 1024} KB)")
+    return tau
 
 
 if __name__ == "__main__":
