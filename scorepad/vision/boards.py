@@ -160,16 +160,24 @@ def aspect_of(quad: FloatArray, focal: float, size: tuple[int, int]) -> float:
 # --- finding the board --------------------------------------------------------------------
 
 
-def board_outlines(photo: FloatArray, limit: int = 16) -> list[FloatArray]:
+def board_outlines(
+    photo: FloatArray,
+    limit: int = 16,
+    sheet_finder: bool = True,
+    regions: list[FloatArray] | None = None,
+) -> list[FloatArray]:
     """Rough quadrilaterals (photo pixels, clockwise on screen) that may be the board, most
     likely first; :func:`refine_outline` sharpens the one that proves to be the board.
 
     The board is a large light printed rectangle. Two sources: light regions with their
     holes filled (the pieces standing on the board and its printed title band are holes in
-    the light print), and the outline search of the Sunflower Valley sheet finder
-    (``sheet.candidate_outlines``; six of its outlines, as its first few may all be smooth
-    regions inside the board)."""
-    quads = light_regions(photo) + [order_corners(q) for q in candidate_outlines(photo, 6)]
+    the light print), and (``sheet_finder``) the outline search of the Sunflower Valley
+    sheet finder (``sheet.candidate_outlines``; six of its outlines, as its first few may
+    all be smooth regions inside the board). ``regions``: the light regions, if already
+    found."""
+    quads = list(light_regions(photo) if regions is None else regions)
+    if sheet_finder:
+        quads += [order_corners(q) for q in candidate_outlines(photo, 6)]
     unique: list[FloatArray] = []
     for q in quads:
         if all(np.abs(q - u).max() > 0.01 * max(photo.shape) for u in unique):
@@ -915,6 +923,43 @@ def _from_straight_edges(
     return best
 
 
+def _first_pass(
+    photo: FloatArray,
+    lab: FloatArray,
+    grey: FloatArray,
+    small: tuple[FloatArray, float],
+    outlines: list[FloatArray],
+    specs: list[BoardSpec],
+    tried: list[tuple[BoardSpec, FloatArray]],
+    best: Fit | None,
+) -> Fit | None:
+    """The better of ``best`` and the outlines (and each grown past an edge by the band's
+    depth) in every turn and side, scored on the small copy; the best eight not yet in
+    ``tried`` refined and compared with the print. Adds what it refines to ``tried``."""
+    size = (photo.shape[1], photo.shape[0])
+    small_grey, factor = small
+    rough = [
+        (print_score(small_grey, q, spec, factor, rim=False) - error, spec, q)
+        for outline in outlines
+        for quad in grown_variants(outline, band_grows(specs))
+        for q, spec, error in turned_fits(quad, size, specs)
+    ]
+    rough.sort(key=lambda t: -t[0])
+    refined = 0
+    for score, spec, q in rough:
+        if score < 0.3 or refined == 8:
+            break
+        if any(s is spec and _same_outline(q, t, 0.01 * max(size)) for s, t in tried):
+            continue  # the same outline reached twice (grown or turned)
+        tried.append((spec, q))
+        refined += 1
+        fine = refine_outline(photo, q, lab)
+        value = print_fit(grey, fine, spec, size)
+        if best is None or value > best[0]:
+            best = (value, spec, fine)
+    return best
+
+
 def _deep_retries(
     photo: FloatArray,
     lab: FloatArray,
@@ -981,29 +1026,19 @@ def find_board(
         )
     )
     small_grey = np.asarray(cv2.cvtColor(small, cv2.COLOR_RGB2GRAY), np.float32)
-    grows = band_grows(specs)
-    rough: list[tuple[float, BoardSpec, FloatArray]] = []
-    outlines = board_outlines(photo)
-    for outline in outlines:
-        for quad in grown_variants(outline, grows):
-            for q, spec, error in turned_fits(quad, size, specs):
-                score = print_score(small_grey, q, spec, factor, rim=False) - error
-                rough.append((score, spec, q))
-    rough.sort(key=lambda t: -t[0])
     lab = cv2.cvtColor(photo, cv2.COLOR_RGB2LAB).astype(np.float32)
     grey = np.asarray(cv2.cvtColor(photo, cv2.COLOR_RGB2GRAY), np.float32)
-    best: tuple[float, BoardSpec, FloatArray] | None = None
     tried: list[tuple[BoardSpec, FloatArray]] = []
-    for score, spec, q in rough:
-        if score < 0.3 or len(tried) == 8:
-            break
-        if any(s is spec and _same_outline(q, t, 0.01 * max(size)) for s, t in tried):
-            continue  # the same outline reached twice (grown or turned)
-        tried.append((spec, q))
-        fine = refine_outline(photo, q, lab)
-        value = print_fit(grey, fine, spec, size)
-        if best is None or value > best[0]:
-            best = (value, spec, fine)
+    # The sheet finder's outlines cost a fifth of a photo's time and are needed only when
+    # the light regions frame no board well.
+    regions = light_regions(photo)
+    outlines = board_outlines(photo, sheet_finder=False, regions=regions)
+    best = _first_pass(photo, lab, grey, (small_grey, factor), outlines, specs, tried, None)
+    if best is None or best[0] < RETRY_BELOW:
+        known = outlines
+        outlines = board_outlines(photo, regions=regions)
+        fresh = [o for o in outlines if not any(o is k for k in known)]
+        best = _first_pass(photo, lab, grey, (small_grey, factor), fresh, specs, tried, best)
     if best is not None and best[0] < RETRY_BELOW:
         # A poor fit often comes from a rough outline reaching well past the board (a light
         # object touching it): the ring just inside it is then mostly table and pieces, and
