@@ -901,53 +901,37 @@ def _from_straight_edges(
     with the print on the small copy (``small``: its grey and scale) in every turn, the
     best few refined and compared again. Only a fair fit (``EDGE_FIT``) is taken: four
     lines of a busy photo can also frame something else that fits the print a little."""
-    size = (photo.shape[1], photo.shape[0])
-    small_grey, factor = small
-    rough = [
-        (print_score(small_grey, q, spec, factor, rim=False) - error, spec, q)
-        for quad in edge_outlines(photo)
-        for q, spec, error in turned_fits(quad, size, specs)
-    ]
-    rough.sort(key=lambda t: -t[0])
-    tried: list[tuple[BoardSpec, FloatArray]] = []
-    for score, spec, q in rough:
-        if score < 0.3 or len(tried) == EDGE_OUTLINES:
-            break
-        if any(s is spec and _same_outline(q, t, 0.01 * max(size)) for s, t in tried):
-            continue
-        tried.append((spec, q))
-        fine = refine_outline(photo, q, lab)
-        value = print_fit(grey, fine, spec, size)
-        if value >= EDGE_FIT and (best is None or value > best[0]):
-            best = (value, spec, fine)
-    return best
+    quads = edge_outlines(photo)
+    return _refined_best(photo, lab, grey, small, quads, specs, [], best, EDGE_OUTLINES, EDGE_FIT)
 
 
-def _first_pass(
+def _refined_best(
     photo: FloatArray,
     lab: FloatArray,
     grey: FloatArray,
     small: tuple[FloatArray, float],
-    outlines: list[FloatArray],
+    quads: list[FloatArray],
     specs: list[BoardSpec],
     tried: list[tuple[BoardSpec, FloatArray]],
     best: Fit | None,
+    limit: int = 8,
+    min_fit: float = -math.inf,
 ) -> Fit | None:
-    """The better of ``best`` and the outlines (and each grown past an edge by the band's
-    depth) in every turn and side, scored on the small copy; the best eight not yet in
-    ``tried`` refined and compared with the print. Adds what it refines to ``tried``."""
+    """The better of ``best`` and the outlines ``quads`` in every turn and side: scored on
+    the small copy (``small``: its grey and scale), the best ``limit`` not yet in ``tried``
+    refined and compared with the print; one is taken only when it fits at ``min_fit`` or
+    more. Adds what it refines to ``tried``."""
     size = (photo.shape[1], photo.shape[0])
     small_grey, factor = small
     rough = [
         (print_score(small_grey, q, spec, factor, rim=False) - error, spec, q)
-        for outline in outlines
-        for quad in grown_variants(outline, band_grows(specs))
+        for quad in quads
         for q, spec, error in turned_fits(quad, size, specs)
     ]
     rough.sort(key=lambda t: -t[0])
     refined = 0
     for score, spec, q in rough:
-        if score < 0.3 or refined == 8:
+        if score < 0.3 or refined == limit:
             break
         if any(s is spec and _same_outline(q, t, 0.01 * max(size)) for s, t in tried):
             continue  # the same outline reached twice (grown or turned)
@@ -955,9 +939,14 @@ def _first_pass(
         refined += 1
         fine = refine_outline(photo, q, lab)
         value = print_fit(grey, fine, spec, size)
-        if best is None or value > best[0]:
+        if value >= min_fit and (best is None or value > best[0]):
             best = (value, spec, fine)
     return best
+
+
+def _grown(outlines: list[FloatArray], specs: list[BoardSpec]) -> list[FloatArray]:
+    """The outlines, each also grown past each edge by the band's depth."""
+    return [g for o in outlines for g in grown_variants(o, band_grows(specs))]
 
 
 def _deep_retries(
@@ -982,8 +971,7 @@ def _deep_retries(
         # Grown past each edge too: a light region inside the margins that stopped at the
         # band, grown by the band's depth, can end inside the band, where the rough
         # comparison sees no light rim above it and ranks it low; refined, it is the board.
-        grows = band_grows(specs)
-        for quad in (g for o in outlines[:RETRY_OUTLINES] for g in grown_variants(o, grows)):
+        for quad in _grown(outlines[:RETRY_OUTLINES], specs):
             best = _refined_in_every_turn(photo, lab, grey, quad, specs, best)
             if best is not None and best[0] >= RETRY_BELOW:
                 break  # a good fit: the board is found
@@ -1026,6 +1014,7 @@ def find_board(
         )
     )
     small_grey = np.asarray(cv2.cvtColor(small, cv2.COLOR_RGB2GRAY), np.float32)
+    rough_copy = (small_grey, factor)
     lab = cv2.cvtColor(photo, cv2.COLOR_RGB2LAB).astype(np.float32)
     grey = np.asarray(cv2.cvtColor(photo, cv2.COLOR_RGB2GRAY), np.float32)
     tried: list[tuple[BoardSpec, FloatArray]] = []
@@ -1033,12 +1022,12 @@ def find_board(
     # the light regions frame no board well.
     regions = light_regions(photo)
     outlines = board_outlines(photo, sheet_finder=False, regions=regions)
-    best = _first_pass(photo, lab, grey, (small_grey, factor), outlines, specs, tried, None)
+    best = _refined_best(photo, lab, grey, rough_copy, _grown(outlines, specs), specs, tried, None)
     if best is None or best[0] < RETRY_BELOW:
         known = outlines
         outlines = board_outlines(photo, regions=regions)
         fresh = [o for o in outlines if not any(o is k for k in known)]
-        best = _first_pass(photo, lab, grey, (small_grey, factor), fresh, specs, tried, best)
+        best = _refined_best(photo, lab, grey, rough_copy, _grown(fresh, specs), specs, tried, best)
     if best is not None and best[0] < RETRY_BELOW:
         # A poor fit often comes from a rough outline reaching well past the board (a light
         # object touching it): the ring just inside it is then mostly table and pieces, and
@@ -1050,7 +1039,7 @@ def find_board(
             if value > best[0]:
                 best = (value, spec, fine)
     if best is None or best[0] < deep_below:
-        best = _deep_retries(photo, lab, grey, (small_grey, factor), outlines, specs, best)
+        best = _deep_retries(photo, lab, grey, rough_copy, outlines, specs, best)
     if best is None or best[0] < 0.5:
         raise no_board(game)
     score, spec, fine = best
