@@ -1019,11 +1019,12 @@ def find_board(
     grey = np.asarray(cv2.cvtColor(photo, cv2.COLOR_RGB2GRAY), np.float32)
     tried: list[tuple[BoardSpec, FloatArray]] = []
     # The sheet finder's outlines cost a fifth of a photo's time and are needed only when
-    # the light regions frame no board well.
+    # the light regions frame no board well (for boards whose pieces hide the margins: no
+    # board at all or one found off, ``deep_below``).
     regions = light_regions(photo)
     outlines = board_outlines(photo, sheet_finder=False, regions=regions)
     best = _refined_best(photo, lab, grey, rough_copy, _grown(outlines, specs), specs, tried, None)
-    if best is None or best[0] < RETRY_BELOW:
+    if best is None or best[0] < deep_below:
         known = outlines
         outlines = board_outlines(photo, regions=regions)
         fresh = [o for o in outlines if not any(o is k for k in known)]
