@@ -306,20 +306,32 @@ def straight_edges(photo: FloatArray, side: int = 640, keep: int = 12) -> list[L
     segments = cv2.HoughLinesP(edges, 1, np.pi / 360, 40, minLineLength=0.06 * side, maxLineGap=6)
     if segments is None:
         return []
-    groups: list[dict[str, object]] = []
+    groups: list[_EdgeLine] = []
     for x1, y1, x2, y2 in segments.reshape(-1, 4).astype(float):
         _join_segment(groups, np.array([x1, y1]), np.array([x2, y2]))
-    groups.sort(key=lambda g: -float(g["length"]))  # type: ignore[arg-type]
+    groups.sort(key=lambda g: -g.length)
     lines: list[Line] = []
     for g in groups[:keep]:
-        ends = np.array(g["ends"])
+        ends = np.array(g.ends)
         centre = ends.mean(axis=0)
         _, _, vt = np.linalg.svd(ends - centre)
-        lines.append((centre / scale, vt[0], float(g["length"]) / scale))  # type: ignore[arg-type]
+        lines.append((centre / scale, vt[0], g.length / scale))
     return lines
 
 
-def _join_segment(groups: list[dict[str, object]], a: FloatArray, b: FloatArray) -> None:
+@dataclass
+class _EdgeLine:
+    """Segments found on one straight line: its direction (radians, modulo pi), unit normal
+    and offset along it, their total length and their end points."""
+
+    angle: float
+    normal: FloatArray
+    offset: float
+    length: float
+    ends: list[FloatArray]
+
+
+def _join_segment(groups: list[_EdgeLine], a: FloatArray, b: FloatArray) -> None:
     """Add segment a-b to the group of the line it lies on (3 degrees, 4 px), or a new one."""
     d = b - a
     length = float(np.linalg.norm(d))
@@ -327,25 +339,16 @@ def _join_segment(groups: list[dict[str, object]], a: FloatArray, b: FloatArray)
     normal = np.array([-d[1], d[0]])
     angle = math.atan2(d[1], d[0]) % math.pi
     for g in groups:
-        turn = abs(angle - float(g["angle"]))  # type: ignore[arg-type]
-        n, offset = g["normal"], float(g["offset"])  # type: ignore[arg-type]
+        turn = abs(angle - g.angle)
         if (
             min(turn, math.pi - turn) < math.radians(3)
-            and abs(float(n @ a) - offset) < 4  # type: ignore[operator]
-            and abs(float(n @ b) - offset) < 4  # type: ignore[operator]
+            and abs(float(g.normal @ a) - g.offset) < 4
+            and abs(float(g.normal @ b) - g.offset) < 4
         ):
-            g["length"] = float(g["length"]) + length  # type: ignore[arg-type]
-            g["ends"] += [a, b]  # type: ignore[operator]
+            g.length += length
+            g.ends += [a, b]
             return
-    groups.append(
-        {
-            "angle": angle,
-            "normal": normal,
-            "offset": float(normal @ a),
-            "length": length,
-            "ends": [a, b],
-        }
-    )
+    groups.append(_EdgeLine(angle, normal, float(normal @ a), length, [a, b]))
 
 
 def _angle(d: FloatArray, e: FloatArray) -> float:
@@ -1025,10 +1028,10 @@ def find_board(
     outlines = board_outlines(photo, sheet_finder=False, regions=regions)
     best = _refined_best(photo, lab, grey, rough_copy, _grown(outlines, specs), specs, tried, None)
     if best is None or best[0] < deep_below:
-        known = outlines
+        known = len(outlines)  # the light regions' outlines come first, as they were
         outlines = board_outlines(photo, regions=regions)
-        fresh = [o for o in outlines if not any(o is k for k in known)]
-        best = _refined_best(photo, lab, grey, rough_copy, _grown(fresh, specs), specs, tried, best)
+        fresh = _grown(outlines[known:], specs)
+        best = _refined_best(photo, lab, grey, rough_copy, fresh, specs, tried, best)
     if best is not None and best[0] < RETRY_BELOW:
         # A poor fit often comes from a rough outline reaching well past the board (a light
         # object touching it): the ring just inside it is then mostly table and pieces, and
