@@ -692,11 +692,18 @@ def colour_flags(top: str) -> list[bool]:
     return [top == c for c in ("grey", "green", "brown", "red")]
 
 
+def height_inputs(h: np.ndarray, context: np.ndarray, top: str, cues: np.ndarray) -> np.ndarray:
+    """The height model's input for N hexes: the measurements, what the rest of the photo
+    says (``photo_context``), which colour is on top and where the foot's rim shows
+    (``foot_cues``). Training and recognition both build it here."""
+    flags = np.repeat(np.array([colour_flags(top)], np.float32), len(h), axis=0)
+    return np.concatenate([h, context, flags, cues], axis=1)
+
+
 def height_input(f: dict[str, np.ndarray], top: str, context: np.ndarray) -> np.ndarray:
-    """The height model's input: the measurements, what the rest of the photo says
-    (``photo_context``), which colour is on top and where the foot's rim shows."""
-    cues = foot_cues(f["height"][None], context[None])[0]
-    return np.concatenate([f["height"], context, colour_flags(top), cues])
+    """``height_inputs`` for one hex."""
+    h, c = f["height"][None], context[None]
+    return height_inputs(h, c, top, foot_cues(h, c))[0]
 
 
 #: The top colours that come in several heights (the others are always one token).
@@ -731,8 +738,7 @@ def height_table(h: np.ndarray, context: np.ndarray, models: Models) -> dict[str
     index = {c: i for i, c in enumerate(models.height.classes)}
     out = {}
     for top in SEVERAL:
-        flags = np.repeat(np.array([colour_flags(top)], np.float32), len(h), axis=0)
-        hp = models.height.probabilities(np.concatenate([h, context, flags, cues], axis=1))
+        hp = models.height.probabilities(height_inputs(h, context, top, cues))
         p = hp[:, [index[str(j)] for j in HEIGHTS[top]]] + 1e-12
         p /= p.sum(axis=1, keepdims=True)
         if models.foot is not None and models.foot_weight > 0:
