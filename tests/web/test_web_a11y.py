@@ -241,6 +241,26 @@ def test_theme_switch_is_remembered_and_checked_by_axe(site: Site) -> None:
 
 
 @pytest.mark.browser
+@pytest.mark.parametrize("width", [375, 390])
+def test_main_menu_fits_a_phone_in_english(site: Site, width: int) -> None:
+    """Every menu entry is visible without scrolling the bar on a 375 px phone (narrower
+    phones and the longer Russian and Ukrainian labels scroll it sideways)."""
+    page = site.page
+    page.set_viewport_size({"width": width, "height": 844})
+    try:
+        page.goto(site.url + site.screens["home"])
+        links = page.locator("header.top .menu a")
+        assert links.count() == 5
+        menu = page.locator("header.top .menu").bounding_box()  # clips what overflows
+        for i in range(links.count()):
+            box = links.nth(i).bounding_box()
+            assert menu["x"] <= box["x"] and box["x"] + box["width"] <= menu["x"] + menu["width"]
+            assert box["height"] >= 44 and box["width"] >= 44  # still a comfortable tap
+    finally:
+        page.set_viewport_size({"width": 390, "height": 844})
+
+
+@pytest.mark.browser
 def test_live_breakdown_is_announced_to_screen_readers(site: Site) -> None:
     page = site.page
     page.goto(site.url + site.screens["Sunflower Valley editor"])
