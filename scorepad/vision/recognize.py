@@ -77,10 +77,13 @@ class Recognition:
     corners: list[list[float]]
     seconds: float
     flag_below: float
+    #: With a layout and a trusted grid: hexes the layout prints otherwise than the photo
+    #: shows (:func:`layout_differences`); None otherwise.
+    layout_differences: int | None = None
 
     def to_json(self, game: str = "sunflower-valley") -> dict[str, Any]:
         ordered = sorted(self.readings, key=lambda r: (r.hex.q, r.hex.r))
-        return {
+        out: dict[str, Any] = {
             "game": game,
             "player": {"cells": [r.cell() for r in ordered]},
             "confidence": [
@@ -94,6 +97,9 @@ class Recognition:
             ],
             "seconds": round(self.seconds, 3),
         }
+        if self.layout_differences is not None:  # an extension of the shared contract
+            out["layout_differences"] = self.layout_differences
+        return out
 
 
 def recognize(
@@ -152,8 +158,12 @@ def analyse(
     photo = decode(image_bytes, WORK_SIDE)
     rectified, grid = locate(photo)
     readings = read(photo, rectified, grid)
+    differences = None
     if parsed is not None:
-        readings = fit_layout(readings, parsed, grid.mean_support)
+        shift = best_shift(readings, parsed)
+        if grid_fits_layout(readings, parsed, grid.mean_support):
+            differences = layout_differences(readings, parsed, shift)
+        readings = fit_layout(readings, parsed, grid.mean_support, shift)
     else:
         readings = doubt_odd_sheets(readings, grid.mean_support)
     model = symbols.load()
@@ -164,6 +174,7 @@ def analyse(
         corners=corners,
         seconds=time.perf_counter() - start,
         flag_below=model.flag_below,
+        layout_differences=differences,
     )
 
 
@@ -295,16 +306,23 @@ def doubt_odd_sheets(readings: list[Reading], outline_support: float = 1.0) -> l
     return doubt_all(readings)
 
 
-def fit_layout(readings: list[Reading], layout: sv.Layout, outline_support: float) -> list[Reading]:
+def fit_layout(
+    readings: list[Reading], layout: sv.Layout, outline_support: float, shift: Hex | None = None
+) -> list[Reading]:
     """The photo's hexes fitted onto the known layout (:func:`constrain`), every cell doubted
-    when the grid is not to be trusted: hexes on average not outlined all round, or a grid of
-    another size than the layout. A grid found on part of a shadowed sheet can be well
-    outlined and still be the wrong lattice; its hex count is what gives it away (validation
-    photos 100-399: silent errors 1.01 % -> 0.79 %, flagged 5.99 % -> 6.23 %)."""
-    fitted = constrain(readings, layout)
-    if outline_support < WELL_OUTLINED or len(readings) != len(layout.cells):
+    when the grid is not to be trusted (:func:`grid_fits_layout`)."""
+    fitted = constrain(readings, layout, shift)
+    if not grid_fits_layout(readings, layout, outline_support):
         return doubt_all(fitted)
     return fitted
+
+
+def grid_fits_layout(readings: list[Reading], layout: sv.Layout, outline_support: float) -> bool:
+    """Whether the grid found can be trusted with a layout: hexes on average outlined all
+    round, and as many as the layout has. A grid found on part of a shadowed sheet can be well
+    outlined and still be the wrong lattice; its hex count is what gives it away (validation
+    photos 100-399: silent errors 1.01 % -> 0.79 %, flagged 5.99 % -> 6.23 %)."""
+    return outline_support >= WELL_OUTLINED and len(readings) == len(layout.cells)
 
 
 def doubt_all(readings: list[Reading]) -> list[Reading]:
@@ -389,22 +407,15 @@ def resolve_super(
     return out
 
 
-def constrain(readings: list[Reading], layout: sv.Layout) -> list[Reading]:
-    """Fit the photo's hexes onto a known layout: the translation that best agrees on hexes,
-    mountains and colour areas; the layout's own names and mountains win, and any hex where
-    the photo disagrees with the layout is flagged (probability lowered)."""
+def constrain(
+    readings: list[Reading], layout: sv.Layout, shift: Hex | None = None
+) -> list[Reading]:
+    """Fit the photo's hexes onto a known layout, moved by ``shift`` (by default
+    :func:`best_shift`); the layout's own names and mountains win, and any hex where the
+    photo disagrees with the layout is flagged (probability lowered)."""
     want = {c.hex: c for c in layout.cells}
     got = {r.hex: r for r in readings}
-    best: tuple[float, Hex] | None = None
-    for w in want:
-        for g in got:
-            t = Hex(w.q - g.q, w.r - g.r)
-            value = _agreement(got, want, t)
-            if best is None or value > best[0]:
-                best = (value, t)
-    if best is None:
-        raise BoardError(["the layout has no cells"])
-    t = best[1]
+    t = best_shift(readings, layout) if shift is None else shift
     moved = {Hex(h.q + t.q, h.r + t.r): r for h, r in got.items()}
     out = []
     for h, cell in want.items():
@@ -426,8 +437,56 @@ def constrain(readings: list[Reading], layout: sv.Layout) -> list[Reading]:
     return out
 
 
-def _agreement(got: Mapping[Hex, Reading], want: Mapping[Hex, Any], t: Hex) -> float:
-    overlap = 0.0
+def best_shift(readings: list[Reading], layout: sv.Layout) -> Hex:
+    """The translation of photo coordinates onto the layout's that best agrees on hexes,
+    mountains and colour areas (photo coordinates start at the sheet's top-left hex)."""
+    want = {c.hex: c for c in layout.cells}
+    got = {r.hex: r for r in readings}
+    best: tuple[float, Hex] | None = None
+    for w in want:
+        for g in got:
+            t = Hex(w.q - g.q, w.r - g.r)
+            value = _compare(got, want, t).agreement
+            if best is None or value > best[0]:
+                best = (value, t)
+    if best is None:
+        raise BoardError(["the layout has no cells"])
+    return best[1]
+
+
+def layout_differences(readings: list[Reading], layout: sv.Layout, shift: Hex) -> int:
+    """How many of the photo's hexes, moved by ``shift``, the layout prints otherwise: a
+    mountain where the photo has none or the other way round, or an area hex whose colour
+    group mostly lies in another of the layout's areas. A correctly found grid read against
+    its own layout differs nowhere or at a hex; a whole sheet photographed against another
+    layout differs at many (the table's layout is then probably the wrong one)."""
+    seen = _compare({r.hex: r for r in readings}, {c.hex: c for c in layout.cells}, shift)
+    return seen.overlap - seen.mountains_agree + seen.misgrouped
+
+
+@dataclass(frozen=True)
+class _Comparison:
+    overlap: int  # photo hexes that land on a layout hex
+    mountains_agree: int  # of those, the ones both call mountain or both not
+    areas: Counter[tuple[str, str]]  # (photo colour group, layout area) -> hexes
+
+    def best_per_group(self) -> dict[str, int]:
+        best: dict[str, int] = {}
+        for (mine, _theirs), n in self.areas.items():
+            best[mine] = max(best.get(mine, 0), n)
+        return best
+
+    @property
+    def agreement(self) -> float:
+        return self.overlap + self.mountains_agree + sum(self.best_per_group().values()) * 0.5
+
+    @property
+    def misgrouped(self) -> int:
+        return sum(self.areas.values()) - sum(self.best_per_group().values())
+
+
+def _compare(got: Mapping[Hex, Reading], want: Mapping[Hex, Any], t: Hex) -> _Comparison:
+    overlap = agree = 0
     pairs: Counter[tuple[str, str]] = Counter()
     for h, r in got.items():
         cell = want.get(Hex(h.q + t.q, h.r + t.r))
@@ -435,11 +494,7 @@ def _agreement(got: Mapping[Hex, Reading], want: Mapping[Hex, Any], t: Hex) -> f
             continue
         overlap += 1
         if bool(cell.mountain) == r.mountain:
-            overlap += 1
+            agree += 1
         if not cell.mountain and not r.mountain and r.area:
             pairs[(r.area, cell.area)] += 1
-    best_per_area: dict[str, int] = {}
-    for (mine, theirs), n in pairs.items():
-        del theirs
-        best_per_area[mine] = max(best_per_area.get(mine, 0), n)
-    return overlap + sum(best_per_area.values()) * 0.5
+    return _Comparison(overlap, agree, pairs)

@@ -170,7 +170,8 @@ def board_photo(table_id: str) -> Response:
         db.delete_photo(table_id, photo_id)
         message = gettext("This sheet was changed on another device meanwhile; send it again.")
         return render_editor(db.get_table(table_id), player, message, 409, rights=found)
-    return render_editor(stored, player, read_message(len(check)), rights=found)
+    message = " ".join(filter(None, [read_message(len(check)), layout_warning(result)]))
+    return render_editor(stored, player, message, rights=found)
 
 
 def keep(table_id: str, player: int, data: bytes) -> str:
@@ -194,6 +195,29 @@ def read_message(flags: int) -> str:
             "Photo read. Check the %(num)d outlined cell first.",
             "Photo read. Check the %(num)d outlined cells first.",
             flags,
+        )
+    )
+
+
+#: A Sunflower Valley sheet read against its own layout differs from it nowhere (0 on every
+#: trusted grid of 59 validation photos); against another layout at 8 hexes or more.
+LAYOUT_MISMATCH = 4
+
+
+def layout_warning(result: Mapping[str, Any]) -> str:
+    """A word when the photographed sheet is printed otherwise than the table's layout
+    (``layout_differences``, the recogniser's extension of the contract): the table was
+    probably started with another layout than the players' sheets."""
+    differences = result.get("layout_differences") or 0
+    if differences < LAYOUT_MISMATCH:
+        return ""
+    return str(
+        ngettext(
+            "The sheet in the photo is printed differently from this table's layout at "
+            "%(num)d hex: is it the right layout?",
+            "The sheet in the photo is printed differently from this table's layout at "
+            "%(num)d hexes: is it the right layout?",
+            differences,
         )
     )
 

@@ -11,9 +11,11 @@ from scorepad.vision import cells
 from scorepad.vision.recognize import (
     ODD_SHEET,
     Reading,
+    best_shift,
     constrain,
     doubt_odd_sheets,
     fit_layout,
+    layout_differences,
 )
 
 
@@ -83,6 +85,38 @@ def test_with_a_layout_a_poorly_outlined_grid_is_doubted_everywhere():
     layout = sv.parse_layout(sv.example_layout())
     fitted = fit_layout(sheet(sv.example_layout()), layout, 0.7)
     assert all(r.p <= ODD_SHEET for r in fitted)
+
+
+def test_a_sheet_read_against_its_own_layout_differs_nowhere():
+    layout = sv.parse_layout(sv.example_layout())
+    readings = sheet(sv.example_layout(), shift=Hex(2, -1))
+    shift = best_shift(readings, layout)
+    assert shift == Hex(2, -1)
+    assert layout_differences(readings, layout, shift) == 0
+
+
+def _swap_mountain_and_area(layout: dict) -> dict:
+    """The same block of hexes, one mountain moved and two areas' hexes exchanged."""
+    cells = [dict(c) for c in layout["cells"]]
+    mountain = next(c for c in cells if c.get("mountain"))
+    plain = next(c for c in cells if not c.get("mountain"))
+    mountain.pop("mountain")
+    mountain["area"] = plain.pop("area")
+    plain["mountain"] = True
+    areas = [c for c in cells if "area" in c]
+    first, other = areas[0]["area"], next(c["area"] for c in areas if c["area"] != areas[0]["area"])
+    a = next(c for c in areas if c["area"] == first and c is not mountain)
+    b = next(c for c in areas if c["area"] == other and c is not mountain)
+    a["area"], b["area"] = other, first
+    return {"name": "another", "cells": cells}
+
+
+def test_a_sheet_read_against_another_layout_counts_each_hex_printed_otherwise():
+    # A mountain and an area hex swapped places (2 differences) and two area hexes swapped
+    # areas (each now lies in a group mostly of the other area: 2 more).
+    readings = sheet(_swap_mountain_and_area(sv.example_layout()))
+    layout = sv.parse_layout(sv.example_layout())
+    assert layout_differences(readings, layout, best_shift(readings, layout)) == 4
 
 
 def test_five_areas_of_five_are_grouped_by_colour_even_when_two_are_close():

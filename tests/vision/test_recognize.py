@@ -81,6 +81,8 @@ def test_layout_constrains_names_mountains_and_coordinates(photo):
     for key, c in got.items():
         assert c.get("area") == want[key].get("area")
         assert c.get("mountain", False) == want[key].get("mountain", False)
+    # The sheet is printed as its own layout says (the contract's extension for the app).
+    assert result["layout_differences"] == 0
 
 
 def test_other_games_are_refused_clearly(photo):

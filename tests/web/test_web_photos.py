@@ -22,6 +22,7 @@ pytest.importorskip("cv2", reason="the vision extra is not installed")
 from PIL import Image
 from webhelpers import HX, SV_FORM, new_table, stored_doc, tap
 
+from scorepad.games import sunflower_valley as sv
 from scorepad.games.harmonies import LEGAL_STACKS
 from scorepad.hexgrid import Hex
 from scorepad.vision import meadow_synth, render3d, synth
@@ -116,6 +117,7 @@ def test_a_sheet_photo_fills_the_editor_and_outlines_the_doubts(
     listed = html.index('id="doubts"')
     assert listed < html.index('class="board sv"')
     assert f"Check the {len(flagged)} outlined cell" in html
+    assert "printed differently" not in html  # the table's layout is the sheet's own
     # Apart from the doubts, the photo was read as the generator drew it (at most one slip).
     truth = sheet(doubtful_sheet()).truth_cells()
     silent = [
@@ -127,6 +129,21 @@ def test_a_sheet_photo_fills_the_editor_and_outlines_the_doubts(
     # The board is scored as read.
     results = client.get(f"/t/{table_id}/results").get_data(as_text=True)
     assert "Bo" in results and 'table class="scores"' in results
+
+
+def test_a_sheet_printed_otherwise_than_the_tables_layout_is_pointed_out(
+    app: Flask, client: FlaskClient
+) -> None:
+    # The table was started with the example layout; the players' sheets are another one.
+    example = sv.example_layout()["cells"]
+    photo = next(sheet(i) for i in CANDIDATES if sheet(i).layout["cells"] != example)
+    table_id = new_table(client, SV_FORM, ["Ann"])
+    html = send(client, f"/t/{table_id}/photo", photo.jpeg, p="0").get_data(as_text=True)
+    found = re.search(r"printed differently from this table&#39;s layout at (\d+) hexes", html)
+    assert found, html[:2000]
+    answer = recognize(photo.jpeg, layout=sv.example_layout())
+    assert int(found.group(1)) == answer["layout_differences"] >= 4
+    assert "is it the right layout?" in html
 
 
 def test_one_tap_settles_a_doubtful_hex(app: Flask, client: FlaskClient) -> None:
