@@ -295,6 +295,20 @@ def constrain(probs: np.ndarray, burrows: frozenset[tuple[int, int]] | None) -> 
     return np.asarray(p / np.maximum(total, 1e-12), float)
 
 
+def layout_differences(probs: np.ndarray, burrows: frozenset[tuple[int, int]]) -> int:
+    """How many squares the photo shows otherwise than the burrow layout, read before the
+    layout is applied (:func:`constrain`): a burrow (open, cleared or with a marmot) where
+    the layout prints none, or snow on one of its burrows. A square under a tile shows
+    neither, so this counts only what is seen. Many differences mean the table's layout is
+    not this board side."""
+    best = np.asarray(CODE_ORDER)[probs.argmax(axis=1)]
+    count = 0
+    for i, code in enumerate(best):
+        on_burrow = divmod(i, GRID_COLS) in burrows
+        count += (code in sm.BURROW_CODES and not on_burrow) or (code == sm.SNOW and on_burrow)
+    return count
+
+
 @dataclass
 class Recognition:
     orientation: str
@@ -303,6 +317,8 @@ class Recognition:
     found: boards.Found
     seconds: float
     flag_below: float
+    #: With a layout: squares seen otherwise than it prints (:func:`layout_differences`).
+    layout_differences: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         rows = as_seen(self.printed, self.orientation)
@@ -319,12 +335,15 @@ class Recognition:
                 }
             )
         confidence.sort(key=lambda x: (x["row"], x["col"]))
-        return {
+        out = {
             "game": "spring-meadow",
             "player": {"orientation": self.orientation, "rows": rows},
             "confidence": confidence,
             "seconds": round(self.seconds, 3),
         }
+        if self.layout_differences is not None:  # an extension of the shared contract
+            out["layout_differences"] = self.layout_differences
+        return out
 
 
 def as_seen(printed: list[str], orientation: str) -> list[str]:
@@ -353,7 +372,8 @@ def analyse(image_bytes: bytes, layout: Any = None) -> Recognition:
             "no Spring Meadow board found in the photo: what looks like a board has no "
             "arrow in its title band (photograph a Spring Meadow mountain board)"
         )
-    probs = constrain(square_probabilities(square_features(plane)), burrows)
+    seen = square_probabilities(square_features(plane))
+    probs = constrain(seen, burrows)
     best = probs.argmax(axis=1)
     codes = [CODE_ORDER[k] for k in best]
     printed = ["".join(codes[r * GRID_COLS : (r + 1) * GRID_COLS]) for r in range(GRID_ROWS)]
@@ -370,6 +390,7 @@ def analyse(image_bytes: bytes, layout: Any = None) -> Recognition:
         found,
         time.perf_counter() - start,
         flag_below,
+        None if burrows is None else layout_differences(seen, burrows),
     )
 
 

@@ -199,18 +199,29 @@ def read_message(flags: int) -> str:
     )
 
 
-#: A Sunflower Valley sheet read against its own layout differs from it nowhere (0 on every
-#: trusted grid of 59 validation photos); against another layout at 8 hexes or more.
+#: A photo read against its own layout differs from it nowhere (0 on every trusted grid of
+#: 59 Sunflower Valley and on 30 Spring Meadow validation photos); against another layout at
+#: 8 hexes or 6 squares or more.
 LAYOUT_MISMATCH = 4
 
 
 def layout_warning(result: Mapping[str, Any]) -> str:
-    """A word when the photographed sheet is printed otherwise than the table's layout
-    (``layout_differences``, the recogniser's extension of the contract): the table was
-    probably started with another layout than the players' sheets."""
+    """A word when the photographed sheet or board side is printed otherwise than the
+    table's layout (``layout_differences``, the recogniser's extension of the contract): the
+    table was probably started with another layout than the one on the table."""
     differences = result.get("layout_differences") or 0
     if differences < LAYOUT_MISMATCH:
         return ""
+    if result.get("game") == "spring-meadow":
+        return str(
+            ngettext(
+                "The board in the photo shows its burrows otherwise than this table's layout "
+                "at %(num)d square: is it the right board side?",
+                "The board in the photo shows its burrows otherwise than this table's layout "
+                "at %(num)d squares: is it the right board side?",
+                differences,
+            )
+        )
     return str(
         ngettext(
             "The sheet in the photo is printed differently from this table's layout at "

@@ -126,6 +126,28 @@ def test_a_layout_keeps_burrow_codes_on_its_burrows() -> None:
                 assert code != sm.SNOW
             else:
                 assert code not in sm.BURROW_CODES
+    assert result["layout_differences"] == 0  # the board is this side
+
+
+def test_another_sides_layout_is_told_by_the_burrows_seen() -> None:
+    s = photo(PLAY[0])
+    other = synth.random_state(synth.VALIDATION[0] + PLAY[1])
+    assert other.burrows != s.state.burrows
+    result = sv.recognize_spring_meadow(s.jpeg, layout=layout_doc(other))
+    assert result["layout_differences"] >= 4
+    assert "layout_differences" not in recognised(PLAY[0])  # nothing to differ from
+
+
+def test_layout_differences_count_burrows_off_the_layout_and_snow_on_it() -> None:
+    probs = np.zeros((sv.GRID_ROWS * sv.GRID_COLS, len(sv.CODE_ORDER)))
+    probs[:, sv.CODE_ORDER.index(sm.COVERED)] = 1.0
+    seen = {0: sm.OPEN, 1: sm.MARMOT, 12: sm.SNOW, 13: sm.SNOW, 20: sm.CLEARED}
+    for i, code in seen.items():
+        probs[i] = 0.0
+        probs[i, sv.CODE_ORDER.index(code)] = 1.0
+    burrows = frozenset({(0, 0), (1, 2), (5, 5)})  # (5, 5) lies under a tile: not seen
+    # A marmot at (0, 1) and a cleared burrow at (2, 0) off the layout, snow on (1, 2).
+    assert sv.layout_differences(probs, burrows) == 3
 
 
 def test_an_invalid_layout_is_a_board_error() -> None:

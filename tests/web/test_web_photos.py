@@ -388,6 +388,27 @@ def test_a_spring_meadow_board_photo(app: Flask, client: FlaskClient) -> None:
         )
     )
     assert shown == flagged
+    assert "otherwise than this table" not in html  # the table's layout is this side
+
+
+def test_a_board_side_other_than_the_tables_layout_is_pointed_out(
+    app: Flask, client: FlaskClient
+) -> None:
+    shot = meadow_synth.sample(meadow_synth.VALIDATION, 2, megapixels=2.0)
+    other = meadow_synth.random_state(meadow_synth.VALIDATION[0] + 3).burrows
+    assert other != shot.state.burrows
+    printed = ["".join("o" if (r, c) in other else "." for c in range(10)) for r in range(15)]
+    layout = {"name": "another side", "orientation": "vertical", "rows": printed}
+    with app.app_context():
+        layout_id = db.create_layout("spring-meadow", layout["name"], layout)
+    form = {"game": "spring-meadow", "layout": f"db:{layout_id}", "orientation": shot.orientation}
+    table_id = new_table(client, form, ["Ann"])
+    html = send(client, f"/t/{table_id}/photo", shot.jpeg, p="0").get_data(as_text=True)
+    found = re.search(r"burrows otherwise than this table&#39;s layout at (\d+) squares", html)
+    assert found, html[:2000]
+    want = recognize(shot.jpeg, game="spring-meadow", layout=layout)["layout_differences"]
+    assert int(found.group(1)) == want >= 4
+    assert "is it the right board side?" in html
 
 
 def test_a_burrow_layout_is_read_from_a_photo_of_an_empty_side(
