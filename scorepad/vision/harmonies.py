@@ -110,6 +110,26 @@ def locate(photo: np.ndarray, side: str | None = None) -> boards.Found:
     )
 
 
+def locate_side(photo: np.ndarray, side: str | None) -> boards.Found:
+    """:func:`locate` for the side the table plays; when no board of that side is found,
+    a board of the other side in the photo is named in the refusal (a table set to side A
+    and a board turned to side B would otherwise hear only "no board found")."""
+    try:
+        return locate(photo, side)
+    except PhotoError as refused:
+        if side is None:
+            raise
+        other = "B" if side == "A" else "A"
+        try:
+            locate(photo, other)
+        except PhotoError:
+            raise refused from None
+        raise PhotoError(
+            f"the board in the photo is side {other}, but this table plays side {side}: "
+            f"photograph side {side} or start a table for side {other}"
+        ) from None
+
+
 # --- 3. every hex --------------------------------------------------------------------------
 
 
@@ -889,7 +909,7 @@ def analyse(image_bytes: bytes, side: str | None = None) -> Recognition:
     if side is not None and side not in ("A", "B"):
         raise PhotoError(f"unknown board side {side!r}; Harmonies boards have sides A and B")
     photo = decode(image_bytes, WORK_SIDE)
-    located = locate(photo, side)
+    located = locate_side(photo, side)
     plane = Plane(photo, located)
     readings = [read_hex(plane, h) for h in board_hexes(located.spec.name)]
     if not shows_tokens(readings):

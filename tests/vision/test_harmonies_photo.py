@@ -166,13 +166,18 @@ def test_recognition_reads_the_tops_and_flags_what_it_gets_wrong(index: int) -> 
     assert g.silent <= 1
 
 
-def test_a_photo_without_a_board_is_refused_in_one_line() -> None:
+def noise_png() -> bytes:
+    """A photo of nothing: random pixels."""
     rng = np.random.default_rng(1)
     noise = rng.integers(0, 255, (600, 800, 3), dtype=np.uint8)
     buffer = io.BytesIO()
     Image.fromarray(noise).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def test_a_photo_without_a_board_is_refused_in_one_line() -> None:
     with pytest.raises(PhotoError, match="no Harmonies board"):
-        hv.recognize_harmonies(buffer.getvalue())
+        hv.recognize_harmonies(noise_png())
 
 
 @pytest.mark.parametrize(("index", "megapixels"), [(3, 1.0), (44, 2.0)])
@@ -191,6 +196,19 @@ def test_a_sunflower_valley_sheet_is_not_taken_for_a_harmonies_board(
 def test_a_file_that_is_not_an_image_is_refused() -> None:
     with pytest.raises(PhotoError):
         hv.recognize_harmonies(b"certainly not a JPEG" * 10)
+
+
+def test_a_board_of_the_other_side_is_named_in_the_refusal() -> None:
+    s = photo(PHOTOS[0])
+    wrong = "A" if s.state.side == "B" else "B"
+    message = f"side {s.state.side}, but this table plays side {wrong}"
+    with pytest.raises(PhotoError, match=message):
+        hv.recognize_harmonies(s.jpeg, side=wrong)
+
+
+def test_with_a_side_given_a_photo_without_a_board_keeps_its_own_refusal() -> None:
+    with pytest.raises(PhotoError, match="no Harmonies board found in the photo: photograph"):
+        hv.recognize_harmonies(noise_png(), side="A")
 
 
 def test_an_unknown_side_is_refused() -> None:
