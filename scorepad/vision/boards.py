@@ -294,10 +294,15 @@ def _fill_holes(region: np.ndarray) -> np.ndarray:
 Line = tuple[FloatArray, FloatArray, float]  # a point, a unit direction, the length seen
 
 
-def straight_edges(photo: FloatArray, side: int = 640, keep: int = 12) -> list[Line]:
+def straight_edges(
+    photo: FloatArray, side: int = 640, keep: int = 12, spanning: bool = True
+) -> list[Line]:
     """The photo's longest straight edges (on a copy ``side`` px long, in its pixels),
     longest first: Hough segments of the Canny edges, segments on one line joined (within
-    3 degrees and 4 px), each line refitted to its segments' ends."""
+    3 degrees and 4 px), each line refitted to its segments' ends. Without ``spanning``,
+    lines seen from one side of the photo to the other are left out: the whole board is
+    in the photo, so its edges end inside it, while a patterned table's lines (gingham)
+    cross it and, being longer, would crowd the board's edges out."""
     h, w = photo.shape[:2]
     scale = side / max(h, w)
     small = cv2.resize(photo, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
@@ -310,6 +315,8 @@ def straight_edges(photo: FloatArray, side: int = 640, keep: int = 12) -> list[L
     for x1, y1, x2, y2 in segments.reshape(-1, 4).astype(float):
         _join_segment(groups, np.array([x1, y1]), np.array([x2, y2]))
     groups.sort(key=lambda g: -g.length)
+    if not spanning:
+        groups = [g for g in groups if not _spans(np.array(g.ends), small.shape[1], small.shape[0])]
     lines: list[Line] = []
     for g in groups[:keep]:
         ends = np.array(g.ends)
@@ -317,6 +324,12 @@ def straight_edges(photo: FloatArray, side: int = 640, keep: int = 12) -> list[L
         _, _, vt = np.linalg.svd(ends - centre)
         lines.append((centre / scale, vt[0], g.length / scale))
     return lines
+
+
+def _spans(ends: FloatArray, w: int, h: int) -> bool:
+    """Whether points reach two opposite sides of a w x h picture (within 2 %)."""
+    (x0, y0), (x1, y1) = ends.min(axis=0), ends.max(axis=0)
+    return bool((x0 <= 0.02 * w and x1 >= 0.98 * w) or (y0 <= 0.02 * h and y1 >= 0.98 * h))
 
 
 @dataclass
@@ -356,13 +369,15 @@ def _angle(d: FloatArray, e: FloatArray) -> float:
     return math.degrees(math.acos(min(1.0, abs(float(d @ e)))))
 
 
-def edge_outlines(photo: FloatArray) -> list[FloatArray]:
+def edge_outlines(photo: FloatArray, lines: list[Line] | None = None) -> list[FloatArray]:
     """Quadrilaterals whose four sides lie on four of the photo's long straight edges
     (:func:`straight_edges`): two nearly parallel pairs (within 30 degrees: perspective)
     crossing at 45 degrees or more, corners in the photo, convex, 3 % of the frame or more.
     A board whose light print is cut by stacks leaning over its edge, or merges with light
-    things beside it, still shows most of its straight edges against the table."""
-    lines = straight_edges(photo)
+    things beside it, still shows most of its straight edges against the table. ``lines``:
+    the straight edges, if already found."""
+    if lines is None:
+        lines = straight_edges(photo)
     h, w = photo.shape[:2]
     pairs = [
         (i, j)
@@ -385,6 +400,134 @@ def edge_outlines(photo: FloatArray) -> list[FloatArray]:
         if cv2.contourArea(q.astype(np.float32)) >= 0.03 * h * w:
             quads.append(order_corners(q))
     return quads
+
+
+def _cross(a: FloatArray, b: FloatArray) -> FloatArray:
+    """The cross product of two 3-vectors (``np.cross`` costs about twenty times as much)."""
+    return np.array(
+        [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+    )
+
+
+def completed_outlines(
+    base: tuple[FloatArray, FloatArray],
+    sides: tuple[FloatArray, FloatArray],
+    depths: tuple[float, ...],
+    focal: float,
+    size: tuple[int, int],
+) -> list[FloatArray | None]:
+    """For each depth, the rectangle that many times as deep as its ``base`` edge is long,
+    seen on the photo from its base (its two corners, pixels) along its two sides (unit
+    directions from each base corner into the rectangle, pixels), through a camera of
+    ``focal`` (principal point at the centre): corners base first, then along the second
+    side and back along the first; None when it leaves the photo, lies behind the lens,
+    or is not a convex quadrilateral of 3 % of the photo or more.
+
+    Three edges and the proportions fix the fourth: the sides' meeting point is the
+    vanishing point of the rectangle's depth; the base's direction on the board is the
+    one square to it (both through the lens: ``K^-1``), so the board plane is known up to
+    its distance, which the proportions do not need."""
+    k = intrinsics(focal, size)
+    cx, cy = size[0] / 2, size[1] / 2
+    k_inv = np.array([[1 / focal, 0, -cx / focal], [0, 1 / focal, -cy / focal], [0, 0, 1.0]])
+    (p0, p1), (d0, d1) = base, sides
+    h0, h1 = np.append(p0, 1.0), np.append(p1, 1.0)
+    vanishing = _cross(_cross(h0, np.append(p0 + d0, 1.0)), _cross(h1, np.append(p1 + d1, 1.0)))
+    across = k_inv @ vanishing  # the depth direction, in camera coordinates
+    along = _cross(k.T @ _cross(h0, h1), across)  # the base direction, square to it
+    normal = _cross(along, across)
+    x0, r1 = k_inv @ h0, k_inv @ h1
+    if abs(float(normal @ r1)) < 1e-12 or np.linalg.norm(across) < 1e-12:
+        return [None] * len(depths)
+    x1 = r1 * float(normal @ x0) / float(normal @ r1)
+    if x1[2] <= 0:
+        return [None] * len(depths)
+    unit = across / np.linalg.norm(across)
+    # Into the rectangle: a small step from the first corner along ``unit`` must move
+    # along the first side on the photo.
+    step = k @ (x0 + 1e-3 * unit)
+    if float((step[:2] / step[2] - p0) @ d0) < 0:
+        unit = -unit
+    width = float(np.linalg.norm(x1 - x0))
+    return [_far_side(p0, p1, x0, x1, depth * width * unit, k, size) for depth in depths]
+
+
+def _far_side(
+    p0: FloatArray,
+    p1: FloatArray,
+    x0: FloatArray,
+    x1: FloatArray,
+    reach: FloatArray,
+    k: FloatArray,
+    size: tuple[int, int],
+) -> FloatArray | None:
+    """The outline base ``p0``-``p1`` (the camera points ``x0``, ``x1``) and the base moved
+    by ``reach`` (camera coordinates), when it is in the photo and can be a board."""
+    far = np.array([x1 + reach, x0 + reach]) @ k.T
+    if (far[:, 2] <= 0).any():
+        return None
+    quad = np.array([p0, p1, *(far[:, :2] / far[:, 2:3])])
+    slack = 0.02 * max(size)
+    if (quad < -slack).any() or (quad[:, 0] > size[0] + slack).any():
+        return None
+    if (quad[:, 1] > size[1] + slack).any():
+        return None
+    # As for the straight edges' outlines: a board is convex and not tiny (a sliver of a
+    # badly placed outline can pass for a tilted board through the focal length it implies).
+    contour = quad.astype(np.float32)
+    if not cv2.isContourConvex(contour) or cv2.contourArea(contour) < 0.03 * size[0] * size[1]:
+        return None
+    return quad
+
+
+#: A base edge and the unit directions of the two sides leaving its corners.
+Frame = tuple[tuple[FloatArray, FloatArray], tuple[FloatArray, FloatArray]]
+
+
+def _unit(v: FloatArray) -> FloatArray:
+    return np.asarray(v / max(float(np.linalg.norm(v)), 1e-9), float)
+
+
+def outline_frames(quads: list[FloatArray]) -> list[Frame]:
+    """Every outline without one of its edges: the opposite edge as base, its neighbours as
+    sides (a light region that stacks or the title band cut short has three true edges)."""
+    frames: list[Frame] = []
+    for q in quads:
+        for k in range(4):
+            p0, p1 = q[(k + 2) % 4], q[(k + 3) % 4]
+            sides = (_unit(q[(k + 1) % 4] - p0), _unit(q[k] - p1))
+            frames.append(((p0, p1), sides))
+    return frames
+
+
+def line_frames(lines: list[Line], size: tuple[int, int]) -> list[Frame]:
+    """Three of the photo's straight edges that can be three edges of the board: two nearly
+    parallel sides (within 30 degrees) and a base crossing both at 45 degrees or more,
+    between them a tenth of the photo or more, the base seen over half that span and
+    centred near it, both sides seen on the same side of the base (that of the board)."""
+    frames: list[Frame] = []
+    for (a, b), c in itertools.product(
+        itertools.combinations(range(len(lines)), 2), range(len(lines))
+    ):
+        (ca, da, _), (cb, db, _), (cc, dc, seen) = lines[a], lines[b], lines[c]
+        if c in (a, b) or _angle(da, db) >= 30 or min(_angle(da, dc), _angle(db, dc)) < 45:
+            continue
+        p0, p1 = _intersect((ca, da), (cc, dc)), _intersect((cb, db), (cc, dc))
+        if p0 is None or p1 is None:
+            continue
+        span = float(np.linalg.norm(p1 - p0))
+        if span < 0.1 * max(size) or seen < 0.5 * span:
+            continue
+        if not -0.25 <= float((cc - p0) @ (p1 - p0)) / span**2 <= 1.25:
+            continue
+        normal = np.array([-dc[1], dc[0]])
+        side_a, side_b = float((ca - p0) @ normal), float((cb - p1) @ normal)
+        if side_a * side_b <= 0:
+            continue
+        inward = normal if side_a > 0 else -normal
+        sides = (da if da @ inward > 0 else -da, db if db @ inward > 0 else -db)
+        frames.append(((p0, p1), sides))
+    return frames
 
 
 def _region_hull(region: np.ndarray) -> np.ndarray | None:
@@ -801,6 +944,11 @@ RETRY_OUTLINES = 8
 #: changed no answer and cost 1-1.5 s each. Flat pieces (Spring Meadow tiles) hide no
 #: margin, so there any fit below ``RETRY_BELOW`` runs them.
 HIDDEN_MARGINS_RETRY_BELOW = 0.72
+#: A fit still below this after the costly retries is a board about to be refused (below
+#: 0.5) or found far off: outlines completed from three edges are tried last
+#: (:func:`_completed`, about 1 s of CPU). On 600 synthetic Harmonies VALIDATION photos
+#: every board found (side right) fitted 0.67 or more.
+COMPLETE_BELOW = 0.6
 
 
 @dataclass
@@ -897,15 +1045,103 @@ def _from_straight_edges(
     lab: FloatArray,
     grey: FloatArray,
     small: tuple[FloatArray, float],
+    lines: list[Line],
     specs: list[BoardSpec],
     best: Fit | None,
 ) -> Fit | None:
-    """The better of ``best`` and the outlines on the photo's straight edges: compared
-    with the print on the small copy (``small``: its grey and scale) in every turn, the
-    best few refined and compared again. Only a fair fit (``EDGE_FIT``) is taken: four
-    lines of a busy photo can also frame something else that fits the print a little."""
-    quads = edge_outlines(photo)
+    """The better of ``best`` and the outlines on the photo's straight edges (``lines``):
+    compared with the print on the small copy (``small``: its grey and scale) in every
+    turn, the best few refined and compared again. Only a fair fit (``EDGE_FIT``) is taken:
+    four lines of a busy photo can also frame something else that fits the print a little."""
+    quads = edge_outlines(photo, lines)
     return _refined_best(photo, lab, grey, small, quads, specs, [], best, EDGE_OUTLINES, EDGE_FIT)
+
+
+#: The focal lengths (of the long side) outlines are completed with: a phone's 24-40 mm
+#: equivalents, as the synthetic photos use; with the usual 0.75 alone a board seen at
+#: 0.97 was completed 23 px short, its band half outside the print's.
+COMPLETION_FOCALS = (0.62, 0.75, 0.9, 1.05)
+#: How far (absolute log ratio) a completed outline may be seen off the proportions it was
+#: completed to in the turn it is compared in (the comparison measures the focal length
+#: again); the other turns of a side A outline are 0.25 off.
+COMPLETED_SLACK = 0.15
+#: How many completed outlines are refined and completed again (best first).
+COMPLETED_TRIES = 4
+
+
+def _completions(
+    frames: list[Frame], specs: list[BoardSpec], size: tuple[int, int]
+) -> list[list[FloatArray]]:
+    """For each side, every frame completed to its proportions (either edge of the side as
+    the base) through each focal length, clockwise, without repeats (to 1 % of the photo:
+    near straight down the focal length hardly matters)."""
+    depths = tuple(d for s in specs for d in (s.height / s.width, s.width / s.height))
+    grid = 0.01 * max(size)
+    seen: list[dict[bytes, FloatArray]] = [{} for _ in specs]
+    for frame in frames:
+        for focal in COMPLETION_FOCALS:
+            quads = completed_outlines(*frame, depths, focal * max(size), size)
+            for i, q in enumerate(quads):
+                if q is not None:
+                    q = order_corners(q)
+                    seen[i // 2].setdefault(np.round(q / grid).astype(np.int32).tobytes(), q)
+    return [list(d.values()) for d in seen]
+
+
+def _completed(
+    photo: FloatArray,
+    lab: FloatArray,
+    grey: FloatArray,
+    small: tuple[FloatArray, float],
+    frames: list[Frame],
+    specs: list[BoardSpec],
+    best: Fit | None,
+) -> Fit | None:
+    """The better of ``best`` and the outlines completed from three edges (``frames``) to
+    a side's proportions: compared with the print on the small copy; the best few refined,
+    completed again from their refined edges (three of them are now exact, the fourth
+    was placed by lines found on a small copy), and refined again. Only a fair fit
+    (``EDGE_FIT``) is taken, as for the straight edges' outlines."""
+    size = (photo.shape[1], photo.shape[0])
+
+    def ranked(frames: list[Frame], specs: list[BoardSpec]) -> list[Fit]:
+        quads = _completions(frames, specs, size)
+        return [
+            fit
+            for spec, completed in zip(specs, quads, strict=True)
+            for fit in _rough_fits(small, completed, [spec], size, COMPLETED_SLACK)
+        ]
+
+    rough = sorted(ranked(frames, specs), key=lambda t: -t[0])
+    for _, spec, q in rough[:COMPLETED_TRIES]:
+        fine = refine_outline(photo, q, lab)
+        outlines = [fine]
+        again = ranked(outline_frames([fine]), [spec])
+        if again:
+            outlines.append(refine_outline(photo, max(again, key=lambda t: t[0])[2], lab))
+        for outline in outlines:
+            value = print_fit(grey, outline, spec, size)
+            if value >= EDGE_FIT and (best is None or value > best[0]):
+                best = (value, spec, outline)
+    return best
+
+
+def _rough_fits(
+    small: tuple[FloatArray, float],
+    quads: list[FloatArray],
+    specs: list[BoardSpec],
+    size: tuple[int, int],
+    slack: float = ASPECT_SLACK,
+) -> list[Fit]:
+    """The outlines in every turn and side whose proportions are within ``slack``,
+    compared with the print on the small copy (``small``: its grey and scale)."""
+    small_grey, factor = small
+    return [
+        (print_score(small_grey, q, spec, factor, rim=False) - error, spec, q)
+        for quad in quads
+        for q, spec, error in turned_fits(quad, size, specs)
+        if error <= slack
+    ]
 
 
 def _refined_best(
@@ -922,15 +1158,27 @@ def _refined_best(
 ) -> Fit | None:
     """The better of ``best`` and the outlines ``quads`` in every turn and side: scored on
     the small copy (``small``: its grey and scale), the best ``limit`` not yet in ``tried``
-    refined and compared with the print; one is taken only when it fits at ``min_fit`` or
-    more. Adds what it refines to ``tried``."""
+    refined and compared with the print (:func:`_refine_ranked`)."""
     size = (photo.shape[1], photo.shape[0])
-    small_grey, factor = small
-    rough = [
-        (print_score(small_grey, q, spec, factor, rim=False) - error, spec, q)
-        for quad in quads
-        for q, spec, error in turned_fits(quad, size, specs)
-    ]
+    rough = _rough_fits(small, quads, specs, size)
+    return _refine_ranked(photo, lab, grey, rough, tried, best, limit, min_fit)
+
+
+def _refine_ranked(
+    photo: FloatArray,
+    lab: FloatArray,
+    grey: FloatArray,
+    rough: list[Fit],
+    tried: list[tuple[BoardSpec, FloatArray]],
+    best: Fit | None,
+    limit: int,
+    min_fit: float,
+) -> Fit | None:
+    """The better of ``best`` and the roughly scored outlines ``rough``: the best ``limit``
+    not yet in ``tried`` (and scoring 0.3 or more) refined and compared with the print;
+    one is taken only when it fits at ``min_fit`` or more. Adds what it refines to
+    ``tried``."""
+    size = (photo.shape[1], photo.shape[0])
     rough.sort(key=lambda t: -t[0])
     refined = 0
     for score, spec, q in rough:
@@ -964,9 +1212,11 @@ def _deep_retries(
     """The costly retries for a board not found or found off (see :func:`find_board`),
     cheapest first, until one fits at ``RETRY_BELOW``: outlines on
     the photo's straight edges; the first outlines and each grown past an edge refined
-    before they are compared with the print; the best outline moved back onto the board."""
+    before they are compared with the print; the best outline moved back onto the board;
+    last, below ``COMPLETE_BELOW``, outlines completed from three edges (:func:`_completed`)."""
     size = (photo.shape[1], photo.shape[0])
-    best = _from_straight_edges(photo, lab, grey, small, specs, best)
+    lines = straight_edges(photo)
+    best = _from_straight_edges(photo, lab, grey, small, lines, specs, best)
     if best is None or best[0] < RETRY_BELOW:
         # An outline a margin's width off scores poorly on the small copy (its margins
         # and band fall on the wrong print) and may never have been refined: refine the
@@ -990,6 +1240,14 @@ def _deep_retries(
         # photos, boards not found became boards found far off).
         if value > best[0] and value >= RETRY_BELOW:
             best = (value, spec, fine)
+    if best is None or best[0] < COMPLETE_BELOW:
+        # About to be refused (or found far off): three true edges, from the straight
+        # edges (the fourth hidden by stacks leaning over it, or too short to be among the
+        # longest on a patterned table) or from a light region cut short (by stacks, by
+        # the band), and the proportions fix the board.
+        edges = straight_edges(photo, spanning=False)
+        frames = line_frames(edges, size) + outline_frames(outlines[:RETRY_OUTLINES])
+        best = _completed(photo, lab, grey, small, frames, specs, best)
     return best
 
 
@@ -1005,8 +1263,9 @@ def find_board(
     below ``deep_below`` (``HIDDEN_MARGINS_RETRY_BELOW`` for boards whose pieces lean over
     the margins) also with the costly retries, cheapest first: outlines on the photo's
     straight edges (:func:`edge_outlines`), the first outlines (and each grown past an
-    edge) refined before they are compared, and the best outline moved back onto the board
-    (:func:`polish_outline`). Raises PhotoError."""
+    edge) refined before they are compared, the best outline moved back onto the board
+    (:func:`polish_outline`), and for a board about to be refused outlines completed from
+    three of its edges to a side's proportions (:func:`_completed`). Raises PhotoError."""
     size = (photo.shape[1], photo.shape[0])
     factor = 640 / max(size)
     small = np.asarray(

@@ -66,3 +66,31 @@ def test_a_plain_board_is_found_where_it_lies() -> None:
     photo, corners = _scene(cut=False)
     found = boards.find_board(photo, [SPEC], "drawn")
     assert np.abs(found.corners - corners).max() < 2
+
+
+def test_three_edges_and_the_proportions_fix_the_fourth_edge() -> None:
+    """A board seen tilted through a known camera: from its left edge's corners and the
+    directions of its top and bottom edges, the completed outline is the board."""
+    size = (2000, 1500)
+    camera = boards.Camera.look_at(
+        np.array([60.0, 420.0, -330.0]), np.array([120.0, 100.0, 0.0]), 1600.0, size, 0.4
+    )
+    corners = camera.project(np.column_stack([SPEC.corners, np.zeros(4)]))
+    base = (corners[3], corners[0])  # the left edge, bottom corner first
+    sides = tuple(
+        (corners[i] - corners[j]) / np.linalg.norm(corners[i] - corners[j])
+        for i, j in ((2, 3), (1, 0))
+    )
+    (quad,) = boards.completed_outlines(base, sides, (SPEC.width / SPEC.height,), 1600.0, size)
+    assert quad is not None
+    assert np.abs(quad - corners[[3, 0, 1, 2]]).max() < 1e-6
+
+
+def test_lines_across_the_whole_photo_can_be_left_out() -> None:
+    photo, _ = _scene(cut=False)
+    photo[:, 100:104] = 20  # a table's line from top to bottom
+    spanning = boards.straight_edges(photo)
+    inside = boards.straight_edges(photo, spanning=False)
+    assert any(abs(d[0]) < 0.01 and abs(c[0] - 102) < 3 for c, d, _ in spanning)
+    assert not any(abs(d[0]) < 0.01 and abs(c[0] - 102) < 3 for c, d, _ in inside)
+    assert len(inside) >= 4  # the board's own edges
