@@ -555,6 +555,10 @@ def _quadrilateral(hull: np.ndarray) -> FloatArray:
     return cv2.boxPoints(cv2.minAreaRect(hull)).astype(np.float64)
 
 
+#: Corners this many photo sizes away (or more) are not refined (:func:`refine_outline`).
+FAR_OUTSIDE = 3
+
+
 def refine_outline(
     photo: FloatArray, quad: FloatArray, lab: FloatArray | None = None, light: float = 40
 ) -> FloatArray:
@@ -565,6 +569,10 @@ def refine_outline(
     the lightest ``100 - light`` percent there), then where the colour crosses halfway to
     what lies beyond. A robust line through those points ignores the profiles that pieces
     standing near the edge hide."""
+    if np.abs(quad).max() > FAR_OUTSIDE * max(photo.shape[:2]):
+        # Not a board (a whole board is in the photo): an outline grown through a
+        # degenerate perspective; its edges would be too long to sample.
+        return quad
     if lab is None:
         lab = cv2.cvtColor(photo, cv2.COLOR_RGB2LAB).astype(np.float32)
     centre = quad.mean(axis=0)

@@ -94,3 +94,11 @@ def test_lines_across_the_whole_photo_can_be_left_out() -> None:
     assert any(abs(d[0]) < 0.01 and abs(c[0] - 102) < 3 for c, d, _ in spanning)
     assert not any(abs(d[0]) < 0.01 and abs(c[0] - 102) < 3 for c, d, _ in inside)
     assert len(inside) >= 4  # the board's own edges
+
+
+def test_an_outline_reaching_far_outside_the_photo_is_left_as_it_is() -> None:
+    # An outline grown through a nearly degenerate perspective (TRAIN photo 264): refining
+    # its edges would sample profiles too long for OpenCV's remap, which raised cv2.error.
+    photo = np.full((1500, 2000, 3), 200, np.float32)
+    quad = np.array([[-4439.9, -659.6], [-88998.7, -70301.5], [1522.5, 947.5], [1485.0, 977.5]])
+    assert np.array_equal(boards.refine_outline(photo, quad), quad)
