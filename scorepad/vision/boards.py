@@ -595,6 +595,8 @@ def refine_outline(
     x, y, w, h = cv2.boundingRect(np.round(quad).astype(np.int32))
     x0, y0 = max(x, 0), max(y, 0)
     x1, y1 = min(x + w, lab.shape[1]), min(y + h, lab.shape[0])
+    if x1 <= x0 or y1 <= y0:
+        return quad  # wholly off the photo (left half of TRAIN Spring Meadow photo 5200)
     mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
     offset = np.array([x0, y0])
     cv2.fillPoly(mask, [np.round(quad - offset).astype(np.int32)], 1)

@@ -102,3 +102,11 @@ def test_an_outline_reaching_far_outside_the_photo_is_left_as_it_is() -> None:
     photo = np.full((1500, 2000, 3), 200, np.float32)
     quad = np.array([[-4439.9, -659.6], [-88998.7, -70301.5], [1522.5, 947.5], [1485.0, 977.5]])
     assert np.array_equal(boards.refine_outline(photo, quad), quad)
+
+
+def test_an_outline_wholly_off_the_photo_is_left_as_it_is():
+    # Its box clipped to the photo was empty: np.zeros raised "negative dimensions" (the left
+    # half of TRAIN Spring Meadow photo 5200, read as Harmonies or Spring Meadow).
+    photo = np.full((400, 600, 3), 0.5, np.float32)
+    quad = np.array([[700.0, 50], [900, 50], [900, 300], [700, 300]])
+    assert np.array_equal(boards.refine_outline(photo, quad), quad)
