@@ -137,6 +137,10 @@ def recognize_layout(
         from scorepad.vision.spring_meadow import recognize_spring_meadow_layout
 
         return recognize_spring_meadow_layout(image_bytes, name=name)
+    if game == "harmonies":
+        # Both Harmonies sides are fixed prints: there is no layout to read, and the board's
+        # cells (stacks, no areas) are not a sheet's (it raised KeyError here).
+        raise PhotoError("a Harmonies board has no layout to read: its sides A and B are fixed")
     found = recognize(image_bytes, game)
     return {
         "layout": {"name": name, "cells": sv.blank_sheet(found["player"])},

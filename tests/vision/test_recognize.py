@@ -10,7 +10,7 @@ from scorepad.games import sunflower_valley as sv
 from scorepad.hexgrid import Hex
 from scorepad.vision import cli, synth
 from scorepad.vision.decode import PhotoError
-from scorepad.vision.recognize import recognize
+from scorepad.vision.recognize import recognize, recognize_layout
 
 INDICES = (0, 1, 2)
 
@@ -88,6 +88,12 @@ def test_layout_constrains_names_mountains_and_coordinates(photo):
 def test_other_games_are_refused_clearly(photo):
     with pytest.raises(PhotoError, match="not supported"):
         recognize(photo(0).jpeg, game="seasons")
+
+
+def test_a_harmonies_layout_is_refused_clearly():
+    # A Harmonies board has fixed sides: its cells went to blank_sheet, which raised KeyError.
+    with pytest.raises(PhotoError, match="no layout to read"):
+        recognize_layout(b"any photo bytes at all", game="harmonies")
 
 
 def test_cli_reads_a_harmonies_board(tmp_path, capsys):
