@@ -68,7 +68,7 @@ def decode(data: bytes, target_side: int = 2000) -> np.ndarray:
                 image.draft("RGB", (round(width / scale), round(height / scale)))
             image.load()
             image = ImageOps.exif_transpose(image)
-            image = image.convert("RGB")
+            image = _eight_bit(image).convert("RGB")
     except PhotoError:
         raise
     except UnidentifiedImageError:
@@ -85,6 +85,15 @@ def decode(data: bytes, target_side: int = 2000) -> np.ndarray:
         size = (max(1, round(image.size[0] * scale)), max(1, round(image.size[1] * scale)))
         image = image.resize(size, Image.Resampling.BILINEAR, reducing_gap=2.0)
     return np.asarray(image, dtype=np.uint8)
+
+
+def _eight_bit(image: Image.Image) -> Image.Image:
+    """A 16-bit grey PNG (Pillow modes ``I;16`` and ``I``) scaled to 8-bit grey: Pillow's
+    ``convert("RGB")`` clips such values at 255, which made a 16-bit scan all white."""
+    if image.mode != "I" and not image.mode.startswith("I;16"):
+        return image
+    values = np.asarray(image, dtype=np.float32) / 257.0  # 0..65535 to 0..255
+    return Image.fromarray(np.clip(values + 0.5, 0, 255).astype(np.uint8), "L")
 
 
 def _formats() -> list[str]:

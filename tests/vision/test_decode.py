@@ -75,3 +75,14 @@ def test_too_many_bytes():
 def test_too_small():
     with pytest.raises(PhotoError, match="too small"):
         decode(jpeg(200, 150))
+
+
+def test_sixteen_bit_grey_png_keeps_its_picture():
+    # Pillow's convert("RGB") clips 16-bit values at 255: the picture came out all white.
+    grey = np.zeros((400, 600), np.uint16)
+    grey[:, 300:] = 40000
+    out = io.BytesIO()
+    Image.fromarray(grey).save(out, "PNG")
+    rgb = decode(out.getvalue())
+    assert rgb.shape == (400, 600, 3)
+    assert rgb[10, 10].tolist() == [0, 0, 0] and 150 < rgb[10, 500, 0] < 160
