@@ -99,6 +99,8 @@ class Recognition:
         }
         if self.layout_differences is not None:  # an extension of the shared contract
             out["layout_differences"] = self.layout_differences
+        if any("sheet" in r.parts for r in self.readings):  # so is this (doubt_all)
+            out["sheet_doubted"] = True
         return out
 
 

@@ -170,7 +170,8 @@ def board_photo(table_id: str) -> Response:
         db.delete_photo(table_id, photo_id)
         message = gettext("This sheet was changed on another device meanwhile; send it again.")
         return render_editor(db.get_table(table_id), player, message, 409, rights=found)
-    message = " ".join(filter(None, [read_message(len(check)), layout_warning(result)]))
+    notes = [read_message(len(check)), doubted_sheet(result), layout_warning(result)]
+    message = " ".join(filter(None, notes))
     return render_editor(stored, player, message, rights=found)
 
 
@@ -195,6 +196,20 @@ def read_message(flags: int) -> str:
             "Photo read. Check the %(num)d outlined cell first.",
             "Photo read. Check the %(num)d outlined cells first.",
             flags,
+        )
+    )
+
+
+def doubted_sheet(result: Mapping[str, Any]) -> str:
+    """A word when the recogniser doubted the whole sheet (``sheet_doubted``: its hex grid
+    was not found as a sheet prints it, e.g. under a strong shadow, blurred, or on a photo
+    of another game's board), which outlines every cell."""
+    if not result.get("sheet_doubted"):
+        return ""
+    return str(
+        gettext(
+            "The sheet was hard to read, so every cell is outlined: a sharper photo of the "
+            "whole sheet, flat and from above, may read better."
         )
     )
 

@@ -11,6 +11,7 @@ from scorepad.vision import cells
 from scorepad.vision.recognize import (
     ODD_SHEET,
     Reading,
+    Recognition,
     best_shift,
     constrain,
     doubt_odd_sheets,
@@ -85,6 +86,16 @@ def test_with_a_layout_a_poorly_outlined_grid_is_doubted_everywhere():
     layout = sv.parse_layout(sv.example_layout())
     fitted = fit_layout(sheet(sv.example_layout()), layout, 0.7)
     assert all(r.p <= ODD_SHEET for r in fitted)
+
+
+def test_a_doubted_sheet_says_so_in_its_answer():
+    def answer(readings: list[Reading]) -> dict:
+        return Recognition(readings, "flat", [], 0.1, 0.9).to_json()
+
+    assert "sheet_doubted" not in answer(doubt_odd_sheets(sheet(sv.example_layout())))
+    doubted = answer(doubt_odd_sheets(sheet(sv.example_layout())[1:]))
+    assert doubted["sheet_doubted"] is True
+    assert all(c["flagged"] for c in doubted["confidence"])
 
 
 def test_a_sheet_read_against_its_own_layout_differs_nowhere():

@@ -118,6 +118,7 @@ def test_a_sheet_photo_fills_the_editor_and_outlines_the_doubts(
     assert listed < html.index('class="board sv"')
     assert f"Check the {len(flagged)} outlined cell" in html
     assert "printed differently" not in html  # the table's layout is the sheet's own
+    assert "hard to read" not in html and "sheet_doubted" not in want
     # Apart from the doubts, the photo was read as the generator drew it (at most one slip).
     truth = sheet(doubtful_sheet()).truth_cells()
     silent = [
@@ -144,6 +145,19 @@ def test_a_sheet_printed_otherwise_than_the_tables_layout_is_pointed_out(
     answer = recognize(photo.jpeg, layout=sv.example_layout())
     assert int(found.group(1)) == answer["layout_differences"] >= 4
     assert "is it the right layout?" in html
+
+
+def test_a_sheet_read_badly_says_why_every_cell_is_outlined(
+    app: Flask, client: FlaskClient
+) -> None:
+    # A Harmonies board photographed in the Sunflower Valley editor: no sheet's hex grid.
+    shot = render3d.sample(render3d.VALIDATION, 3, megapixels=1.0)
+    answer = recognize(shot.jpeg, layout=sv.example_layout())
+    assert answer.get("sheet_doubted") and all(c["flagged"] for c in answer["confidence"])
+    table_id = new_table(client, SV_FORM, ["Ann"])
+    html = send(client, f"/t/{table_id}/photo", shot.jpeg, p="0").get_data(as_text=True)
+    assert "hard to read, so every cell is outlined" in html
+    assert len(doubts(html)) == len(answer["confidence"])
 
 
 def test_one_tap_settles_a_doubtful_hex(app: Flask, client: FlaskClient) -> None:
