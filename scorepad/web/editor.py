@@ -111,8 +111,11 @@ def render_editor(
     status: int = 200,
     parsed: Any = None,
     rights: access.Rights | None = None,
+    kind: str | None = None,
 ) -> Response:
-    kind = "error" if status >= 400 else "info"
+    """The editor page or fragment; the message is an error from status 400, else ``kind``
+    ("info" by default, "warning" for a result the player should look at twice)."""
+    kind = "error" if status >= 400 else (kind or "info")
     ctx = editor_context(stored, player, message, kind, parsed, rights)
     return page_or_fragment("editor/page.html", "editor/_editor.html", status, **ctx)
 

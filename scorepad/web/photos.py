@@ -170,9 +170,10 @@ def board_photo(table_id: str) -> Response:
         db.delete_photo(table_id, photo_id)
         message = gettext("This sheet was changed on another device meanwhile; send it again.")
         return render_editor(db.get_table(table_id), player, message, 409, rights=found)
-    notes = [read_message(len(check)), doubted_sheet(result), layout_warning(result)]
-    message = " ".join(filter(None, notes))
-    return render_editor(stored, player, message, rights=found)
+    warnings = [doubted_sheet(result), layout_warning(result)]
+    message = " ".join(filter(None, [read_message(len(check)), *warnings]))
+    kind = "warning" if any(warnings) else "info"
+    return render_editor(stored, player, message, rights=found, kind=kind)
 
 
 def keep(table_id: str, player: int, data: bytes) -> str:

@@ -118,6 +118,7 @@ def test_a_sheet_photo_fills_the_editor_and_outlines_the_doubts(
     assert listed < html.index('class="board sv"')
     assert f"Check the {len(flagged)} outlined cell" in html
     assert "printed differently" not in html  # the table's layout is the sheet's own
+    assert 'class="msg msg-info"' in html
     assert "hard to read" not in html and "sheet_doubted" not in want
     # Apart from the doubts, the photo was read as the generator drew it (at most one slip).
     truth = sheet(doubtful_sheet()).truth_cells()
@@ -145,6 +146,7 @@ def test_a_sheet_printed_otherwise_than_the_tables_layout_is_pointed_out(
     answer = recognize(photo.jpeg, layout=sv.example_layout())
     assert int(found.group(1)) == answer["layout_differences"] >= 4
     assert "is it the right layout?" in html
+    assert 'class="msg msg-warning"' in html  # not the green of a photo read as expected
 
 
 def test_a_sheet_read_badly_says_why_every_cell_is_outlined(
@@ -157,6 +159,7 @@ def test_a_sheet_read_badly_says_why_every_cell_is_outlined(
     table_id = new_table(client, SV_FORM, ["Ann"])
     html = send(client, f"/t/{table_id}/photo", shot.jpeg, p="0").get_data(as_text=True)
     assert "hard to read, so every cell is outlined" in html
+    assert 'class="msg msg-warning"' in html
     assert len(doubts(html)) == len(answer["confidence"])
 
 
