@@ -11,6 +11,7 @@ from webhelpers import HX, engine_result, new_table, stored_doc, tap
 
 from scorepad.games import harmonies as hm
 from scorepad.games import spring_meadow as sm
+from scorepad.web.boards.spring_meadow import square_place
 
 
 def field(client: FlaskClient, table_id: str, **values: object) -> object:
@@ -126,6 +127,29 @@ def test_spring_meadow_new_board_marks_the_layout_burrows(app: Flask, meadow: st
     assert {(r, c) for r, row in enumerate(rows) for c, x in enumerate(row) if x == "o"} == set(
         layout.burrows
     )
+
+
+@pytest.mark.parametrize("orientation", ["vertical", "horizontal"])
+def test_spring_meadow_squares_are_named_by_the_printed_line_numbers(orientation: str) -> None:
+    # The list of squares to check names them as a player finds them on the board: by the
+    # counted line (the numbers beside the board) and the place along it.
+    for line in range(1, sm.LINES + 1):
+        along = sm.line_squares(orientation, line)  # type: ignore[arg-type]
+        places = [square_place(orientation, r, c) for r, c in along]
+        assert places == [{"line": line, "n": n} for n in range(1, len(along) + 1)]
+
+
+def test_spring_meadow_square_labels_on_the_board(client: FlaskClient) -> None:
+    for orientation, label in [
+        ("vertical", "line 15, square 1 from the left: "),  # the top left square
+        ("horizontal", "line 1, square 1 from the top: "),
+    ]:
+        form = {"game": "spring-meadow", "layout": "example", "orientation": orientation}
+        table_id = new_table(client, form, ["Anna"])
+        html = client.get(f"/t/{table_id}").get_data(as_text=True)
+        found = re.search(r'data-row="0" data-col="0"[^>]*aria-label="([^"]*)"', html)
+        found = found or re.search(r'aria-label="([^"]*)"[^>]*data-row="0" data-col="0"', html)
+        assert found and found.group(1).startswith(label), found and found.group(1)
 
 
 def test_spring_meadow_horizontal_boards(app: Flask, client: FlaskClient) -> None:

@@ -275,7 +275,9 @@ def test_key_pages_are_translated(client: FlaskClient, lang: str) -> None:
         assert not english, (key, english)
     # Screen-reader labels are translated too (SVG hexes, squares).
     assert "гекс 0,0" in pages["sv"]
-    assert ("клетка 0,0" if lang == "ru" else "клітинка 0,0") in pages["sm"]
+    assert ("линия 15, клетка 1 слева" if lang == "ru" else "лінія 15, клітинка 1 зліва") in (
+        pages["sm"]
+    )
 
 
 def test_htmx_fragments_and_refusals_are_translated(app: Flask, client: FlaskClient) -> None:

@@ -26,7 +26,7 @@ from scorepad.games import spring_meadow as sm
 from scorepad.scoring import Result
 from scorepad.web import db, doubts
 from scorepad.web.boards import EditRefused, Tool, with_player_copy
-from scorepad.web.vocab import N_, sentence, words
+from scorepad.web.vocab import N_, Words, sentence, words
 
 NAME = sm.GAME.name
 MODULE = "spring_meadow"
@@ -273,12 +273,7 @@ def board(
                     "fill": SQUARE_FILLS.get(code, "#eee"),
                     "burrow": code in sm.BURROW_CODES,
                     "printed": (r, c) in burrows,
-                    "label": w.gettext(
-                        "square %(row)s,%(col)s: %(state)s",
-                        row=r,
-                        col=c,
-                        state=states.get(code, code),
-                    ),
+                    "label": square_label(w, orientation, r, c, states.get(code, code)),
                 }
             )
     width, height = len(rows[0]) * SQUARE, len(rows) * SQUARE
@@ -321,6 +316,26 @@ def board(
         "ledger": ledger(meta),
         "phases": len(meta.get("phases", [])),
     }
+
+
+def square_place(orientation: str, row: int, col: int) -> dict[str, int]:
+    """Where a player finds a square on the board: its counted line (1 = the bottom row, or
+    the left column when horizontal: the numbers printed beside the board) and its place
+    along that line (from the left on a row, from the top on a column)."""
+    if orientation == "vertical":
+        return {"line": sm.ROWS["vertical"] - row, "n": col + 1}
+    return {"line": col + 1, "n": row + 1}
+
+
+def square_label(w: Words, orientation: str, row: int, col: int, state: str) -> str:
+    """A square named the way a player finds it (:func:`square_place`), for the list of
+    squares to check and for screen readers."""
+    place = square_place(orientation, row, col)
+    if orientation == "vertical":
+        text = N_("line %(line)s, square %(n)s from the left: %(state)s")
+    else:
+        text = N_("line %(line)s, square %(n)s from the top: %(state)s")
+    return w.gettext(text, state=state, **place)
 
 
 def _line_box(orientation: str, line: int) -> dict[str, int]:
@@ -399,6 +414,7 @@ def layout_board(
 ) -> dict[str, Any]:
     """The burrow layout grid; ``doubtful`` squares (just read from a photo) are outlined."""
     rows = data["rows"]
+    orientation = data.get("orientation", "vertical")
     w = words()
     squares = [
         {
@@ -410,9 +426,13 @@ def layout_board(
             "fill": SQUARE_FILLS.get(code, "#eee"),
             "burrow": code == sm.OPEN,
             "printed": False,
-            "label": w.gettext("square %(row)s,%(col)s: burrow", row=r, col=c)
-            if code == sm.OPEN
-            else w.gettext("square %(row)s,%(col)s: no burrow", row=r, col=c),
+            "label": square_label(
+                w,
+                orientation,
+                r,
+                c,
+                w.gettext("burrow") if code == sm.OPEN else w.gettext("no burrow"),
+            ),
         }
         for r, line in enumerate(rows)
         for c, code in enumerate(line)
