@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from functools import cache, cached_property
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -169,16 +169,6 @@ class Plane:
         ).astype(np.float32)
         self.white = self._cream(rect)
         self.image = rect / self.white * 100  # cream = 100
-        self.rgb = rect
-
-    @cached_property
-    def edges(self) -> np.ndarray:
-        """For edges: colour (log chromaticity) counts fully, brightness less, so that a
-        shadow's edge on the cream board is weaker than a token's. Computed when first
-        sampled (no reading samples it now; a log of the whole plane per photo)."""
-        logs = np.log(np.maximum(self.image, 2.0))
-        light = logs.mean(axis=2, keepdims=True)
-        return np.concatenate([(logs - light) * 120, light * 45], axis=2).astype(np.float32)
 
     @property
     def pixels_per_mm(self) -> float:
@@ -209,9 +199,8 @@ class Plane:
         bright = pixels[pixels.sum(axis=1) >= np.percentile(pixels.sum(axis=1), 30)]
         return np.asarray(np.median(bright, axis=0) / CREAM * 255 + 1e-3, np.float32)
 
-    def sample(self, points_mm: np.ndarray, edges: bool = False) -> np.ndarray:
-        """Colours (cream = 100) at board millimetres, any leading shape; with ``edges``,
-        the edge features instead (log chromaticity and brightness)."""
+    def sample(self, points_mm: np.ndarray) -> np.ndarray:
+        """Colours (cream = 100) at board millimetres, any leading shape."""
         shape = points_mm.shape[:-1]
         p = points_mm.reshape(-1, 2).astype(np.float32) * PPM - 0.5
         n = len(p)
@@ -219,7 +208,7 @@ class Plane:
         rows = -(-n // cols)
         grid = np.zeros((rows * cols, 2), np.float32)
         grid[:n] = p
-        source = self.edges if edges else self.image
+        source = self.image
         # One two-channel map, as it lies (two strided halves were each copied first);
         # the stubs do not know that the second map may be left out.
         out = cv2.remap(  # type: ignore[call-overload]
