@@ -1198,27 +1198,10 @@ def _refined_best(
 ) -> Fit | None:
     """The better of ``best`` and the outlines ``quads`` in every turn and side: scored on
     the small copy (``small``: its grey and scale), the best ``limit`` not yet in ``tried``
-    refined and compared with the print (:func:`_refine_ranked`)."""
+    (and scoring 0.3 or more) refined and compared with the print; one is taken only when
+    it fits at ``min_fit`` or more. Adds what it refines to ``tried``."""
     size = (photo.shape[1], photo.shape[0])
     rough = _rough_fits(small, quads, specs, size)
-    return _refine_ranked(photo, lab, grey, rough, tried, best, limit, min_fit)
-
-
-def _refine_ranked(
-    photo: FloatArray,
-    lab: FloatArray,
-    grey: FloatArray,
-    rough: list[Fit],
-    tried: list[tuple[BoardSpec, FloatArray]],
-    best: Fit | None,
-    limit: int,
-    min_fit: float,
-) -> Fit | None:
-    """The better of ``best`` and the roughly scored outlines ``rough``: the best ``limit``
-    not yet in ``tried`` (and scoring 0.3 or more) refined and compared with the print;
-    one is taken only when it fits at ``min_fit`` or more. Adds what it refines to
-    ``tried``."""
-    size = (photo.shape[1], photo.shape[0])
     rough.sort(key=lambda t: -t[0])
     refined = 0
     for score, spec, q in rough:
