@@ -15,7 +15,7 @@ rotation and shift between the layout's pixel plane and the sheet image.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -462,17 +462,19 @@ def normal_map(group: Iterable[Hex], orientation: Orientation) -> dict[Hex, Hex]
     return dict(sorted(normal.items()))
 
 
-def find_grid(sheet: np.ndarray) -> Grid:
+def find_grid(sheet: np.ndarray, fits: Callable[[Grid], bool] | None = None) -> Grid:
     """The printed hex grid of an upright sheet image. When the strongest lattice reading
     does not give a sheet's 30 well-outlined hexes (a blurred sheet's faint outlines, the
     pencil or the paper's grain giving a false peak), the next readings are tried too and
-    the grid that looks most like a sheet is kept."""
+    the grid that looks most like a sheet is kept. ``fits`` (the hexes of a known layout)
+    makes a grid taken at once only when it fits, and one that fits preferred to any that
+    does not."""
     h, _w = sheet.shape[:2]
     edges = outline_map(sheet)
     top, bottom = int(h * GRID_TOP), int(h * GRID_BOTTOM)
     region = edges[top:bottom]
     printed = print_map(sheet)
-    best: tuple[float, Grid] | None = None
+    best: tuple[tuple[bool, float], Grid] | None = None
     for orientation, size, theta in lattice_candidates(region, LATTICE_TRIES):
         first = fit(region, orientation, size, theta)
         moved = np.array([[1, 0, 0], [0, 1, top], [0, 0, 1.0]]) @ first.homography
@@ -481,10 +483,12 @@ def find_grid(sheet: np.ndarray) -> Grid:
             grid = printed_cells(edges, lattice, float(top), float(bottom), printed)
         except PhotoError:
             continue
-        if grid.is_clean_sheet:
+        fit_ = fits is None or fits(grid)
+        if grid.is_clean_sheet and fit_:
             return grid
-        if len(grid.cells) >= 7 and (best is None or grid.likeness > best[0]):
-            best = (grid.likeness, grid)
+        rank = (fit_, grid.likeness)
+        if len(grid.cells) >= 7 and (best is None or rank > best[0]):
+            best = (rank, grid)
     if best is None:
         raise PhotoError("no hex grid found on the sheet")
     return best[1]

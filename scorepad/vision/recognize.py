@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import time
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,7 +19,7 @@ import numpy as np
 
 from scorepad.boardfile import BoardError
 from scorepad.games import sunflower_valley as sv
-from scorepad.hexgrid import Hex, components
+from scorepad.hexgrid import Hex, Orientation, components
 from scorepad.vision import cells as cellread
 from scorepad.vision import model as symbols
 from scorepad.vision.decode import PhotoError, decode
@@ -162,7 +162,7 @@ def analyse(
         )
     parsed = sv.parse_layout(dict(layout)) if layout is not None else None
     photo = decode(image_bytes, WORK_SIDE)
-    rectified, grid = locate(photo)
+    rectified, grid = locate(photo, None if parsed is None else layout_shape(parsed))
     readings = read(photo, rectified, grid)
     differences = None
     if parsed is not None:
@@ -184,29 +184,47 @@ def analyse(
     )
 
 
-def locate(photo: np.ndarray) -> tuple[Rectified, Grid]:
+def locate(
+    photo: np.ndarray, fits: Callable[[Grid], bool] | None = None
+) -> tuple[Rectified, Grid]:
     """The sheet and its hex grid. Candidate outlines are tried in turn; a grid of a whole
-    sheet's worth of well-outlined hexes is taken at once, otherwise the best one seen."""
+    sheet's worth of well-outlined hexes is taken at once, otherwise the best one seen.
+    With ``fits`` (:func:`layout_shape`) a grid is taken at once only when it also fits,
+    and any grid that fits is preferred to one that does not."""
     problem = "no sheet found in the photo: photograph the whole sheet, flat, on a darker table"
-    best: tuple[float, Rectified, Grid] | None = None
+    best: tuple[tuple[bool, float], Rectified, Grid] | None = None
     grids = 0
+    trimmed_fits = None if fits is None else (lambda g: fits(trim(g)))
     for quad in candidate_outlines(photo):
         if grids == MAX_GRIDS:
             break  # enough tries: keep the latency bounded
         try:
             rectified = rectify(photo, quad)
             grids += 1
-            grid = trim(find_grid(rectified.image))
+            grid = trim(find_grid(rectified.image, trimmed_fits))
         except PhotoError as err:
             problem = str(err)
             continue
-        if grid.is_clean_sheet:
+        fit_ = fits is None or fits(grid)
+        if grid.is_clean_sheet and fit_:
             return rectified, grid
-        if best is None or grid.likeness > best[0]:
-            best = (grid.likeness, rectified, grid)
+        rank = (fit_, grid.likeness)
+        if best is None or rank > best[0]:
+            best = (rank, rectified, grid)
     if best is None:
         raise PhotoError(problem)
     return best[1], best[2]
+
+
+def layout_shape(layout: sv.Layout) -> Callable[[Grid], bool]:
+    """Whether a grid's hexes have the layout's shape (its hexes up to a translation, in the
+    grid's orientation). With a layout given, a grid of another shape is a wrong lattice or
+    a wrong sheet outline however well outlined: a checked table or a shadow can give one
+    (validation photos 200-399: four of the five sheets with most wrong hexes had a grid of
+    the layout's shape among the outlines and lattice readings tried)."""
+    hexes = [c.hex for c in layout.cells]
+    shapes = {o: set(normal_map(hexes, o)) for o in Orientation}
+    return lambda grid: set(grid.cells) == shapes[grid.lattice.orientation]
 
 
 def trim(grid: Grid) -> Grid:

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import cv2
 import numpy as np
 import pytest
 
+from scorepad.games import sunflower_valley as sv
 from scorepad.hexgrid import Hex, Orientation, neighbors
 from scorepad.vision import synth
 from scorepad.vision.decode import PhotoError, decode
 from scorepad.vision.lattice import Grid, find_grid, normalise_hexes, recover
-from scorepad.vision.recognize import WORK_SIDE, locate, trim
+from scorepad.vision.recognize import WORK_SIDE, layout_shape, locate, trim
 from scorepad.vision.sheet import SHEET_HEIGHT, SHEET_WIDTH, candidate_outlines, order_corners
 
 
@@ -147,3 +150,30 @@ def test_grid_of_a_hard_validation_photo(index):
     _rectified, grid = locate(decode(s.jpeg, WORK_SIDE))
     assert grid.lattice.orientation is s.orientation
     assert set(grid.cells) == {Hex(c["q"], c["r"]) for c in s.layout["cells"]}
+
+
+def test_layout_shape_accepts_the_layouts_hexes_in_either_orientation_only():
+    layout = sv.parse_layout({"name": "t", "cells": synth.random_layout(100_002)["cells"]})
+    fits = layout_shape(layout)
+    for orientation in Orientation:
+        shape = set(normalise_hexes({c.hex: 0 for c in layout.cells}, orientation))
+        grid = SimpleNamespace(
+            cells=dict.fromkeys(shape), lattice=SimpleNamespace(orientation=orientation)
+        )
+        assert fits(grid)
+        grid.cells.pop(next(iter(shape)))
+        assert not fits(grid)
+
+
+def test_a_layout_picks_the_grid_of_its_shape_over_a_better_outlined_wrong_one():
+    # VALIDATION photo 373 (3 MP, blurred and shadowed): the best-outlined grid found
+    # without the layout is a wrong lattice of 30 hexes; one of the layout's shape is
+    # among the outlines and lattice readings tried.
+    s = synth.sample(synth.VALIDATION, 373, 3.0)
+    photo_ = decode(s.jpeg, WORK_SIDE)
+    layout = sv.parse_layout({"name": "t", "cells": s.layout["cells"]})
+    fits = layout_shape(layout)
+    _rectified, blind = locate(photo_)
+    assert not fits(blind)
+    _rectified, guided = locate(photo_, fits)
+    assert fits(guided) and guided.lattice.orientation is s.orientation
