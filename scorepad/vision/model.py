@@ -8,11 +8,91 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from io import BytesIO
+from typing import Any
 
 import numpy as np
 
 CLASSES = ("empty", "house", "sheep", "sunflower", "super-sunflower", "rail", "mountain")
 MODEL_FILE = "symbols.npz"
+
+
+def net_side(fills: np.ndarray, pointy: np.ndarray) -> np.ndarray:
+    """The network's inputs besides the ink map: print colour (3) and pointy-top (1)."""
+    fills = np.asarray(fills, np.float32).reshape(-1, 3)
+    return np.concatenate([fills, np.asarray(pointy, np.float32).reshape(-1, 1)], axis=1)
+
+
+@dataclass(frozen=True)
+class InkNet:
+    """A small convolutional network over a hex's ink map (``tools/vision/train_inknet.py``):
+    3 × 3 convolutions with ReLU, some followed by a 2 × 2 max-pool, then the flattened maps
+    and the side inputs (:func:`net_side`, standardised) through ReLU dense layers to the
+    logits of ``CLASSES``. Evaluated with NumPy (im2col and one matrix product per layer)."""
+
+    convs: tuple[tuple[np.ndarray, np.ndarray], ...]  # kernels (3, 3, in, out), biases
+    pools: tuple[bool, ...]  # a 2 x 2 max-pool after that convolution
+    dense: tuple[tuple[np.ndarray, np.ndarray], ...]
+    side_mean: np.ndarray
+    side_scale: np.ndarray
+
+    @staticmethod
+    def shrink(inks: np.ndarray) -> np.ndarray:
+        """(n, 64, 64) ink maps averaged down to (n, 32, 32)."""
+        n, h, w = inks.shape
+        return np.asarray(inks.reshape(n, h // 2, 2, w // 2, 2).mean(axis=(2, 4)), np.float32)
+
+    def logits(self, inks: np.ndarray, side: np.ndarray) -> np.ndarray:
+        """Logits (n, len(CLASSES)) for 64 x 64 ink maps (n, 64, 64) and side inputs."""
+        x = self.shrink(np.asarray(inks, np.float32))[..., None]
+        for (kernel, bias), pool in zip(self.convs, self.pools, strict=True):
+            x = np.maximum(_conv3(x, kernel) + bias, 0.0)
+            if pool:
+                n, h, w, c = x.shape
+                x = x.reshape(n, h // 2, 2, w // 2, 2, c).max(axis=(2, 4))
+        side = (np.asarray(side, np.float32) - self.side_mean) / self.side_scale
+        h = np.concatenate([x.reshape(len(x), -1), side], axis=1)
+        for w, b in self.dense[:-1]:
+            h = np.maximum(h @ w + b, 0.0)
+        return np.asarray(h @ self.dense[-1][0] + self.dense[-1][1], np.float64)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        out = {"net_pools": np.array(self.pools, np.int8)}
+        out["net_side"] = np.stack([self.side_mean, self.side_scale]).astype(np.float32)
+        for i, (k, b) in enumerate(self.convs):
+            out[f"net_conv{i}_w"], out[f"net_conv{i}_b"] = (
+                k.astype(np.float32),
+                b.astype(np.float32),
+            )
+        for i, (w, b) in enumerate(self.dense):
+            out[f"net_dense{i}_w"], out[f"net_dense{i}_b"] = (
+                w.astype(np.float32),
+                b.astype(np.float32),
+            )
+        return out
+
+    @classmethod
+    def from_arrays(cls, z: Any) -> InkNet | None:
+        if "net_pools" not in z.files:
+            return None
+        pools = tuple(bool(v) for v in z["net_pools"])
+        dense = sum(1 for k in z.files if k.startswith("net_dense") and k.endswith("_w"))
+        return cls(
+            convs=tuple((z[f"net_conv{i}_w"], z[f"net_conv{i}_b"]) for i in range(len(pools))),
+            pools=pools,
+            dense=tuple((z[f"net_dense{i}_w"], z[f"net_dense{i}_b"]) for i in range(dense)),
+            side_mean=z["net_side"][0],
+            side_scale=z["net_side"][1],
+        )
+
+
+def _conv3(x: np.ndarray, kernel: np.ndarray) -> np.ndarray:
+    """'Same' 3 x 3 cross-correlation of (n, h, w, c) maps with a (3, 3, c, out) kernel."""
+    n, h, w, c = x.shape
+    padded = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
+    windows = np.lib.stride_tricks.sliding_window_view(padded, (3, 3), axis=(1, 2))
+    columns = windows.reshape(n * h * w, c * 9)  # (channel, row, column) order
+    weights = kernel.transpose(2, 0, 1, 3).reshape(c * 9, -1)
+    return np.asarray(columns @ weights).reshape(n, h, w, -1)
 
 
 @dataclass(frozen=True)
@@ -41,6 +121,11 @@ class SymbolModel:
     #: photos): the probability that such a reading is right. None: the item probability.
     trust_w: np.ndarray | None = None
     trust_b: float = 0.0
+    #: The ink-map network; when set, its log-probabilities are averaged with the
+    #: perceptron's, ``net_weight`` being its share (validation: each gets right hexes the
+    #: other misses, see docs/vision.md step 6).
+    net: InkNet | None = None
+    net_weight: float = 0.5
 
     def trust(self, x: np.ndarray) -> np.ndarray | None:
         """P(reading right) for rows of ``recognize.family_trust_features``; None when the
@@ -50,14 +135,19 @@ class SymbolModel:
         z = np.asarray(x, np.float64) @ self.trust_w + self.trust_b
         return np.asarray(1 / (1 + np.exp(-z)))
 
-    def probabilities(self, x: np.ndarray) -> np.ndarray:
-        """Class probabilities (n, len(CLASSES)) for feature rows x (n, d)."""
+    def probabilities(
+        self, x: np.ndarray, inks: np.ndarray | None = None, side: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Class probabilities (n, len(CLASSES)) for feature rows x (n, d); with the ink
+        maps (n, 64, 64) and side inputs (:func:`net_side`), joined with the network's."""
         h = (np.asarray(x, np.float64) - self.mean) / self.scale
         for w, b in zip(self.weights[:-1], self.biases[:-1], strict=True):
             h = np.maximum(h @ w + b, 0.0)
-        logits = (h @ self.weights[-1] + self.biases[-1]) / self.temperature
-        logits -= logits.max(axis=1, keepdims=True)
-        e = np.exp(logits)
+        logits = _log_softmax((h @ self.weights[-1] + self.biases[-1]) / self.temperature)
+        if self.net is not None and inks is not None and side is not None and len(logits):
+            net = _log_softmax(self.net.logits(inks, side))
+            logits = (1 - self.net_weight) * logits + self.net_weight * net
+        e = np.exp(logits - logits.max(axis=1, keepdims=True))
         return np.asarray(e / e.sum(axis=1, keepdims=True))
 
     def super_probability(self, x: np.ndarray) -> np.ndarray | None:
@@ -91,6 +181,9 @@ class SymbolModel:
                 arrays["super_hidden_b"] = self.super_hidden_b
         if self.trust_w is not None:
             arrays["trust"] = np.concatenate([self.trust_w, [self.trust_b]]).astype(np.float64)
+        if self.net is not None:
+            arrays.update(self.net.arrays())
+            arrays["net_weight"] = np.array([self.net_weight])
         for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
             arrays[f"w{i}"] = w.astype(np.float32)
             arrays[f"b{i}"] = b.astype(np.float32)
@@ -101,7 +194,7 @@ class SymbolModel:
     @classmethod
     def from_bytes(cls, data: bytes) -> SymbolModel:
         with np.load(BytesIO(data), allow_pickle=False) as z:
-            n = sum(1 for k in z.files if k.startswith("w"))
+            n = sum(1 for k in z.files if k[0] == "w" and k[1:].isdigit())
             t, rt, flag = (float(v) for v in z["calibration"])
             return cls(
                 mean=z["mean"],
@@ -120,7 +213,14 @@ class SymbolModel:
                 super_hidden_b=z["super_hidden_b"] if "super_hidden_b" in z.files else None,
                 trust_w=z["trust"][:-1].astype(np.float64) if "trust" in z.files else None,
                 trust_b=float(z["trust"][-1]) if "trust" in z.files else 0.0,
+                net=InkNet.from_arrays(z),
+                net_weight=float(z["net_weight"][0]) if "net_weight" in z.files else 0.5,
             )
+
+
+def _log_softmax(z: np.ndarray) -> np.ndarray:
+    z = z - z.max(axis=1, keepdims=True)
+    return np.asarray(z - np.log(np.exp(z).sum(axis=1, keepdims=True)))
 
 
 @lru_cache(maxsize=1)

@@ -184,9 +184,7 @@ def analyse(
     )
 
 
-def locate(
-    photo: np.ndarray, fits: Callable[[Grid], bool] | None = None
-) -> tuple[Rectified, Grid]:
+def locate(photo: np.ndarray, fits: Callable[[Grid], bool] | None = None) -> tuple[Rectified, Grid]:
     """The sheet and its hex grid. Candidate outlines are tried in turn; a grid of a whole
     sheet's worth of well-outlined hexes is taken at once, otherwise the best one seen.
     With ``fits`` (:func:`layout_shape`) a grid is taken at once only when it also fits,
@@ -260,7 +258,10 @@ def read(photo: np.ndarray, rectified: Rectified, grid: Grid) -> list[Reading]:
     model = symbols.load()
     inks = cellread.normalise_inks([c.ink for c in found])
     feats = cellread.sheet_features(inks, [c.fill for c in found], orientation)
-    probs = resolve_super(model, model.probabilities(feats), inks)
+    side = symbols.net_side(
+        np.array([c.fill for c in found]), np.full(len(found), orientation is Orientation.POINTY)
+    )
+    probs = resolve_super(model, model.probabilities(feats, np.array(inks), side), inks)
     mountain_col = symbols.CLASSES.index("mountain")
     mountain_p = probs[:, mountain_col]
     mountains = mountain_p >= 0.5

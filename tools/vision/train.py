@@ -246,13 +246,25 @@ def train_super(
     )
 
 
+def sheet_probabilities(
+    model: symbols.SymbolModel, data: dict[str, np.ndarray], sel: np.ndarray
+) -> np.ndarray:
+    """Item probabilities of the hexes ``sel`` (one sheet), from both the perceptron and,
+    when the model has one, the ink-map network, as the recogniser computes them."""
+    side = symbols.net_side(data["fill"][sel], data["pointy"][sel])
+    return model.probabilities(data["x"][sel], data["ink"][sel].astype(np.float32), side)
+
+
 def item_accuracy(model: symbols.SymbolModel, data: dict[str, np.ndarray]) -> float:
     """Validation accuracy of the whole symbol step (both stages), sheet by sheet."""
     right = total = 0
     for photo in np.unique(data["photo"]):
         sel = np.flatnonzero(data["photo"] == photo)
-        probs = model.probabilities(data["x"][sel])
-        probs = rec.resolve_super(model, probs, [data["ink"][i].astype(np.float32) for i in sel])
+        probs = rec.resolve_super(
+            model,
+            sheet_probabilities(model, data, sel),
+            [data["ink"][i].astype(np.float32) for i in sel],
+        )
         right += int((probs.argmax(axis=1) == data["y"][sel]).sum())
         total += len(sel)
     return right / max(total, 1)
@@ -268,7 +280,7 @@ def calibrate_super(model: symbols.SymbolModel, val: dict[str, np.ndarray]) -> s
         losses = []
         for photo in np.unique(val["photo"]):
             sel = np.flatnonzero(val["photo"] == photo)
-            probs = trial.probabilities(val["x"][sel])
+            probs = sheet_probabilities(trial, val, sel)
             inks = [val["ink"][i].astype(np.float32) for i in sel]
             probs = rec.resolve_super(trial, probs, inks)
             fam = np.isin(val["y"][sel], (sun, sup))
@@ -309,7 +321,7 @@ def fit_trust(model: symbols.SymbolModel, val: dict[str, np.ndarray]) -> symbols
     xs, ys = [], []
     for photo in np.unique(val["photo"]):
         sel = np.flatnonzero(val["photo"] == photo)
-        probs = model.probabilities(val["x"][sel])
+        probs = sheet_probabilities(model, val, sel)
         probs = rec.resolve_super(model, probs, [val["ink"][i].astype(np.float32) for i in sel])
         rows, x = rec.family_trust_features(probs)
         items = probs.copy()
@@ -432,6 +444,8 @@ def main() -> None:
         tr = collect(synth.TRAIN, args.train, args.megapixels, "train")
         va = collect(synth.VALIDATION, args.validation, args.megapixels, "validation")
         items = ensemble([train(tr, seed) for seed in range(SEEDS)])
+        # The ink-map network (train_inknet.py) is kept: it is trained on its own.
+        items = symbols.SymbolModel(**{**items.__dict__, "net": symbols.load().net})
         model = fit_trust(calibrate_super(calibrate(train_super(items, tr, SEEDS), va), va), va)
         print(f"validation accuracy with the super-sunflower stage {item_accuracy(model, va):.4f}")
     tau = save_with_threshold(model, args.validation, args.megapixels)
