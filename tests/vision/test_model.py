@@ -144,3 +144,85 @@ def test_star_match_prefers_an_upright_star_to_a_turned_one():
     assert starred.shape == (2,)
     # The upright star fits better than the same star turned by 36 degrees, petals do not.
     assert starred[1] > plain[1] + 0.01
+
+
+def _random_net(seed: int, widths: tuple[int, ...] = (3, 4, 5)) -> model.InkNet:
+    rng = np.random.default_rng(seed)
+    convs, cin = [], 1
+    for w in widths:
+        convs.append((rng.normal(size=(3, 3, cin, w)).astype(np.float32), rng.normal(size=w)))
+        cin = w
+    flat = (32 // 2 ** len(widths)) ** 2 * cin + 4
+    dense = (
+        (rng.normal(size=(flat, 6)), rng.normal(size=6)),
+        (rng.normal(size=(6, 7)), rng.normal(size=7)),
+    )
+    return model.InkNet(
+        convs=tuple(convs),
+        pools=(True,) * len(widths),
+        dense=dense,
+        side_mean=rng.normal(size=4),
+        side_scale=rng.uniform(0.5, 2, size=4),
+    )
+
+
+def _reference_logits(net: model.InkNet, ink: np.ndarray, side: np.ndarray) -> np.ndarray:
+    """The same network, one map at a time with SciPy's cross-correlation."""
+    from scipy.signal import correlate
+
+    x = ink.reshape(32, 2, 32, 2).mean(axis=(1, 3))[..., None]
+    for (kernel, bias), pool in zip(net.convs, net.pools, strict=True):
+        out = np.stack(
+            [
+                sum(
+                    correlate(x[..., c], kernel[:, :, c, o], mode="same") for c in range(x.shape[2])
+                )
+                for o in range(kernel.shape[3])
+            ],
+            axis=-1,
+        )
+        x = np.maximum(out + bias, 0)
+        if pool:
+            h, w, c = x.shape
+            x = x.reshape(h // 2, 2, w // 2, 2, c).max(axis=(1, 3))
+    h = np.concatenate([x.ravel(), (side - net.side_mean) / net.side_scale])
+    h = np.maximum(h @ net.dense[0][0] + net.dense[0][1], 0)
+    return h @ net.dense[1][0] + net.dense[1][1]
+
+
+def test_ink_network_matches_a_plain_convolution_reference():
+    net = _random_net(3)
+    rng = np.random.default_rng(4)
+    inks = rng.uniform(0, 1, size=(3, 64, 64)).astype(np.float32)
+    side = model.net_side(rng.uniform(size=(3, 3)), np.array([True, False, True]))
+    got = net.logits(inks, side)
+    assert got.shape == (3, 7)
+    for i in range(3):
+        assert np.allclose(got[i], _reference_logits(net, inks[i], side[i]), rtol=1e-4, atol=1e-3)
+
+
+def test_network_joins_the_perceptron_by_its_weight_and_round_trips():
+    m = model.load()
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(4, m.mean.shape[0]))
+    inks = rng.uniform(0, 0.3, size=(4, 64, 64)).astype(np.float32)
+    side = model.net_side(rng.uniform(size=(4, 3)), np.zeros(4, bool))
+    alone = model.SymbolModel(**{**m.__dict__, "net": None}).probabilities(x, inks, side)
+    net = _random_net(6)
+    joined = model.SymbolModel(**{**m.__dict__, "net": net, "net_weight": 0.5})
+    z = 0.5 * np.log(alone) + 0.5 * np.log(_softmax(net.logits(inks, side)))
+    assert np.allclose(joined.probabilities(x, inks, side), _softmax(z), atol=1e-6)
+    # Without the ink maps (or with no weight) the perceptron speaks alone.
+    assert np.allclose(joined.probabilities(x), alone)
+    silent = model.SymbolModel(**{**joined.__dict__, "net_weight": 0.0})
+    assert np.allclose(silent.probabilities(x, inks, side), alone)
+    again = model.SymbolModel.from_bytes(joined.to_bytes())
+    assert again.net is not None and again.net_weight == 0.5
+    assert np.allclose(
+        again.probabilities(x, inks, side), joined.probabilities(x, inks, side), atol=1e-5
+    )
+
+
+def _softmax(z: np.ndarray) -> np.ndarray:
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
