@@ -67,6 +67,8 @@ def decode(data: bytes, target_side: int = 2000) -> np.ndarray:
                 # 4000 x 3000 photo decode at full size).
                 image.draft("RGB", (round(width / scale), round(height / scale)))
             image.load()
+            if image.format == "JPEG" and _grey_tail(image):
+                raise PhotoError("the image is damaged or truncated (its lower part is missing)")
             image = ImageOps.exif_transpose(image)
             image = _eight_bit(image).convert("RGB")
     except PhotoError:
@@ -85,6 +87,16 @@ def decode(data: bytes, target_side: int = 2000) -> np.ndarray:
         size = (max(1, round(image.size[0] * scale)), max(1, round(image.size[1] * scale)))
         image = image.resize(size, Image.Resampling.BILINEAR, reducing_gap=2.0)
     return np.asarray(image, dtype=np.uint8)
+
+
+def _grey_tail(image: Image.Image) -> bool:
+    """Whether the last rows decoded are the flat mid-grey libjpeg fills in for missing
+    data: a JPEG cut short, or one whose header claims a larger picture than its data holds,
+    decodes without an error otherwise (and then read as a photo with no sheet in it). A
+    real photo's last rows are never one exact colour: sensor noise and the JPEG blocks."""
+    rows = max(8, image.size[1] // 16)
+    tail = np.asarray(image.crop((0, image.size[1] - rows, image.size[0], image.size[1])))
+    return bool(tail.size) and int(tail.min()) >= 127 and int(tail.max()) <= 129
 
 
 def _eight_bit(image: Image.Image) -> Image.Image:

@@ -53,6 +53,26 @@ def test_truncated_jpeg():
         decode(data[: len(data) // 2])
 
 
+def test_jpeg_whose_header_claims_more_picture_than_its_data_holds():
+    # libjpeg fills the missing rows with flat grey and raises nothing; the photo would
+    # otherwise be read as one without a sheet.
+    data = bytearray(jpeg(600, 400))
+    sof = data.find(b"\xff\xc0")
+    data[sof + 5 : sof + 9] = (3000).to_bytes(2, "big") + (4000).to_bytes(2, "big")
+    with pytest.raises(PhotoError, match="damaged or truncated"):
+        decode(bytes(data))
+
+
+def test_a_grey_picture_is_not_taken_for_a_damaged_one():
+    img = Image.new("RGB", (640, 480), (128, 128, 128))
+    img.paste((90, 90, 90), (0, 0, 640, 400))  # a grey picture, whole, mid-grey at the bottom
+    rng = np.random.default_rng(0)
+    noisy = np.clip(np.asarray(img) + rng.normal(0, 2, (480, 640, 3)), 0, 255).astype(np.uint8)
+    out = io.BytesIO()
+    Image.fromarray(noisy).save(out, "JPEG", quality=90)
+    assert decode(out.getvalue()).shape == (480, 640, 3)
+
+
 def test_empty_file():
     with pytest.raises(PhotoError, match="empty"):
         decode(b"")
