@@ -25,6 +25,16 @@ def test_model_round_trips_through_bytes():
     assert np.allclose(again.probabilities(x), m.probabilities(x), atol=1e-5)
 
 
+def test_committed_model_joins_the_ink_network_to_the_perceptron():
+    m = model.load()
+    assert m.net is not None and 0.0 < m.net_weight < 1.0
+    ink = np.zeros((2, cells.PATCH, cells.PATCH), np.float32)
+    assert m.net.logits(ink, model.net_side(np.ones((2, 3)), np.array([True, False]))).shape == (
+        2,
+        len(model.CLASSES),
+    )
+
+
 def test_committed_model_is_small():
     from importlib import resources
 
