@@ -18,6 +18,7 @@ place, as ``train.py --calibrate-only`` does. The TEST range is never touched.
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import sys
 import time
 from pathlib import Path
@@ -164,6 +165,8 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
+    # The threshold is chosen in worker processes; JAX's threads do not survive a fork.
+    multiprocessing.set_start_method("spawn")
     tr = base.collect(synth.TRAIN, args.train, args.megapixels, "train")
     va = base.collect(synth.VALIDATION, args.validation, args.megapixels, "validation")
     net = train_net(tr, va, args.epochs, args.seed)
