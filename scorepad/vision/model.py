@@ -1,6 +1,8 @@
 """The pencil-symbol classifier at run time: a small multilayer perceptron trained with
-scikit-learn by ``tools/vision/train.py`` and stored as plain arrays in
-``scorepad/vision/models/symbols.npz`` (no pickles: loading runs no code)."""
+scikit-learn by ``tools/vision/train.py``, joined by a small convolutional network over
+the ink maps trained with JAX by ``tools/vision/train_inknet.py``; both stored as plain
+arrays in ``scorepad/vision/models/symbols.npz`` (no pickles: loading runs no code) and
+evaluated with NumPy."""
 
 from __future__ import annotations
 
