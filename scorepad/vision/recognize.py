@@ -257,10 +257,9 @@ def read(photo: np.ndarray, rectified: Rectified, grid: Grid) -> list[Reading]:
     found = cellread.read_cells(photo, rectified.to_photo, rectified.image, grid)
     model = symbols.load()
     inks = cellread.normalise_inks([c.ink for c in found])
-    feats = cellread.sheet_features(inks, [c.fill for c in found], orientation)
-    side = symbols.net_side(
-        np.array([c.fill for c in found]), np.full(len(found), orientation is Orientation.POINTY)
-    )
+    fills = [c.fill for c in found]
+    feats = cellread.sheet_features(inks, fills, orientation)
+    side = symbols.net_side(np.array(fills), np.full(len(found), orientation is Orientation.POINTY))
     probs = resolve_super(model, model.probabilities(feats, np.array(inks), side), inks)
     mountain_col = symbols.CLASSES.index("mountain")
     mountain_p = probs[:, mountain_col]

@@ -33,7 +33,10 @@ import train as base
 from scorepad.vision import model as symbols
 from scorepad.vision import synth
 
-WIDTHS = (16, 32, 64)  # channels of the three blocks (two, two and one 3 x 3 convolutions)
+#: Channels and 3 x 3 convolutions of each block; a block ends in a 2 x 2 max-pool.
+BLOCKS = ((16, 2), (32, 2), (64, 1))
+#: Per convolution: its channels and whether the pool follows it (the block's last).
+CONVS = tuple((width, j == count - 1) for width, count in BLOCKS for j in range(count))
 HIDDEN = 128
 BATCH = 128
 LEARNING_RATE = 2e-3  # Adam, cosine decay over the epochs
@@ -56,17 +59,16 @@ def train_net(
     mean, scale = side_tr.mean(axis=0), side_tr.std(axis=0) + 1e-3
     side_tr = (side_tr - mean) / scale  # InkNet.logits standardises the same way
     y_tr, y_va = tr["y"], va["y"]
-    layout = [(b, j) for b in range(len(WIDTHS)) for j in range(2 if b < 2 else 1)]
+    ink_va, side_va = va["ink"].astype(np.float32), inputs(va)[1]
 
     def init(key: Any) -> dict[str, tuple[Any, Any]]:
-        keys = jax.random.split(key, len(layout) + 2)
+        keys = jax.random.split(key, len(CONVS) + 2)
         params, cin = {}, 1
-        for k, (b, _j) in enumerate(layout):
-            w = WIDTHS[b]
+        for k, (w, _pool) in enumerate(CONVS):
             kernel = jax.random.normal(keys[k], (3, 3, cin, w)) * np.sqrt(2 / (9 * cin))
             params[f"c{k}"] = (kernel, jnp.zeros(w))
             cin = w
-        flat = (32 // 2 ** len(WIDTHS)) ** 2 * cin + side_tr.shape[1]
+        flat = (32 // 2 ** len(BLOCKS)) ** 2 * cin + side_tr.shape[1]
         params["d0"] = (
             jax.random.normal(keys[-2], (flat, HIDDEN)) * np.sqrt(2 / flat),
             jnp.zeros(HIDDEN),
@@ -78,13 +80,13 @@ def train_net(
         return params
 
     def forward(params: dict[str, tuple[Any, Any]], x: Any, side: Any) -> Any:
-        for k, (b, j) in enumerate(layout):
+        for k, (_width, pool) in enumerate(CONVS):
             w, bias = params[f"c{k}"]
             x = jax.lax.conv_general_dilated(
                 x, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")
             )
             x = jax.nn.relu(x + bias)
-            if j == (1 if b < 2 else 0):  # the block's last convolution: 2 x 2 max-pool
+            if pool:
                 x = jax.lax.reduce_window(
                     x, -jnp.inf, jax.lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID"
                 )
@@ -126,30 +128,20 @@ def train_net(
             x = np.where(flip[:, None, None, None], x[:, :, ::-1], x)
             t += 1
             params, m, v = step(params, m, v, t, x, side_tr[idx], y_tr[idx], lr)
-        net = to_inknet(params, layout, mean, scale)
-        acc = float(
-            (
-                net.logits(va["ink"].astype(np.float32), net_side_of(va)).argmax(axis=1) == y_va
-            ).mean()
-        )
+        net = to_inknet(params, mean, scale)
+        acc = float((net.logits(ink_va, side_va).argmax(axis=1) == y_va).mean())
         print(
             f"epoch {epoch}: validation accuracy {acc:.4f}, {time.time() - start:.0f} s", flush=True
         )
-    return to_inknet(params, layout, mean, scale)
+    return to_inknet(params, mean, scale)
 
 
-def net_side_of(data: dict[str, np.ndarray]) -> np.ndarray:
-    return symbols.net_side(data["fill"], data["pointy"])
-
-
-def to_inknet(
-    params: dict[str, Any], layout: list[tuple[int, int]], mean: np.ndarray, scale: np.ndarray
-) -> symbols.InkNet:
+def to_inknet(params: dict[str, Any], mean: np.ndarray, scale: np.ndarray) -> symbols.InkNet:
     convs = tuple(
         (np.asarray(params[f"c{k}"][0], np.float32), np.asarray(params[f"c{k}"][1], np.float32))
-        for k in range(len(layout))
+        for k in range(len(CONVS))
     )
-    pools = tuple(j == (1 if b < 2 else 0) for b, j in layout)
+    pools = tuple(pool for _width, pool in CONVS)
     dense = tuple(
         (np.asarray(params[n][0], np.float32), np.asarray(params[n][1], np.float32))
         for n in ("d0", "d1")
