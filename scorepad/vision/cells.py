@@ -227,6 +227,15 @@ def rail_scores(ink: np.ndarray, orientation: Orientation) -> np.ndarray:
     return (templates * ink[None]).sum(axis=(1, 2)) - mean
 
 
+def rail_features(ink: np.ndarray, orientation: Orientation) -> np.ndarray:
+    """What the rail-side perceptron sees of a rail hex: the nine template fits (x 50), the
+    ink map at 16 x 16 and the orientation (``model.RAIL_FEATURES`` columns). The fits alone
+    miss tracks drawn off the centre or overrun by other strokes."""
+    small = cv2.resize(ink, (16, 16), interpolation=cv2.INTER_AREA).ravel()
+    pointy = float(orientation is Orientation.POINTY)
+    return np.concatenate([rail_scores(ink, orientation) * 50, small, [pointy]]).astype(np.float32)
+
+
 # --- features ----------------------------------------------------------------------------------
 
 

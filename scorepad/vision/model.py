@@ -16,6 +16,8 @@ import numpy as np
 
 CLASSES = ("empty", "house", "sheep", "sunflower", "super-sunflower", "rail", "mountain")
 MODEL_FILE = "symbols.npz"
+#: Columns of ``cells.rail_features``: nine template fits (x 50), a 16 x 16 ink map, pointy.
+RAIL_FEATURES = 9 + 16 * 16 + 1
 
 
 def net_side(fills: np.ndarray, pointy: np.ndarray) -> np.ndarray:
@@ -98,6 +100,41 @@ def _conv3(x: np.ndarray, kernel: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True)
+class Perceptron:
+    """Standardised inputs through ReLU dense layers to logits (a scikit-learn
+    ``MLPClassifier``'s weights, stored as plain arrays under a key prefix)."""
+
+    mean: np.ndarray
+    scale: np.ndarray
+    layers: tuple[tuple[np.ndarray, np.ndarray], ...]
+
+    def logits(self, x: np.ndarray) -> np.ndarray:
+        h = (np.asarray(x, np.float64) - self.mean) / self.scale
+        for w, b in self.layers[:-1]:
+            h = np.maximum(h @ w + b, 0.0)
+        w, b = self.layers[-1]
+        return np.asarray(h @ w + b, np.float64)
+
+    def arrays(self, prefix: str) -> dict[str, np.ndarray]:
+        out = {f"{prefix}_mean": self.mean, f"{prefix}_scale": self.scale}
+        for i, (w, b) in enumerate(self.layers):
+            out[f"{prefix}_w{i}"] = w.astype(np.float32)
+            out[f"{prefix}_b{i}"] = b.astype(np.float32)
+        return out
+
+    @classmethod
+    def from_arrays(cls, z: Any, prefix: str) -> Perceptron | None:
+        if f"{prefix}_mean" not in z.files:
+            return None
+        n = sum(1 for k in z.files if k.startswith(f"{prefix}_w"))
+        layers = tuple(
+            (z[f"{prefix}_w{i}"].astype(np.float64), z[f"{prefix}_b{i}"].astype(np.float64))
+            for i in range(n)
+        )
+        return cls(z[f"{prefix}_mean"], z[f"{prefix}_scale"], layers)
+
+
+@dataclass(frozen=True)
 class SymbolModel:
     """Standardise, ReLU hidden layers, softmax with a calibrated temperature."""
 
@@ -123,11 +160,18 @@ class SymbolModel:
     #: photos): the probability that such a reading is right. None: the item probability.
     trust_w: np.ndarray | None = None
     trust_b: float = 0.0
+    #: The split itself, when set: a logistic regression on ``recognize.split_features``
+    #: (fitted on validation photos) instead of a fixed blend of the two opinions.
+    split_w: np.ndarray | None = None
+    split_b: float = 0.0
     #: The ink-map network; when set, its log-probabilities are averaged with the
     #: perceptron's, ``net_weight`` being its share (validation: each gets right hexes the
     #: other misses, see docs/vision.md step 6).
     net: InkNet | None = None
     net_weight: float = 0.5
+    #: Rail sides from ``cells.rail_features`` (``tools/vision/train_rails.py``); None: the
+    #: best template fit. Either way softened by ``rail_temperature``.
+    rails: Perceptron | None = None
 
     def trust(self, x: np.ndarray) -> np.ndarray | None:
         """P(reading right) for rows of ``recognize.family_trust_features``; None when the
@@ -151,6 +195,21 @@ class SymbolModel:
             logits = (1 - self.net_weight) * logits + self.net_weight * net
         e = np.exp(logits - logits.max(axis=1, keepdims=True))
         return np.asarray(e / e.sum(axis=1, keepdims=True))
+
+    def split(self, x: np.ndarray) -> np.ndarray | None:
+        """P(super sunflower) for rows of ``recognize.split_features``; None when the
+        model has no learned split."""
+        if self.split_w is None:
+            return None
+        z = np.asarray(x, np.float64) @ self.split_w + self.split_b
+        return np.asarray(1 / (1 + np.exp(-np.clip(z, -50, 50))))
+
+    def rail_side_probabilities(self, x: np.ndarray) -> np.ndarray:
+        """P(track) over ``RAIL_ORIENTATIONS`` for rows of ``cells.rail_features``: from the
+        learned perceptron, or else from the template fits (its first nine columns)."""
+        x = np.asarray(x, np.float64).reshape(-1, RAIL_FEATURES)
+        z = self.rails.logits(x) if self.rails is not None else x[:, :9] * 2
+        return np.exp(_log_softmax(z / self.rail_temperature))
 
     def super_probability(self, x: np.ndarray) -> np.ndarray | None:
         """P(super sunflower) for the sunflower-like hexes of one sheet (rows of
@@ -183,9 +242,13 @@ class SymbolModel:
                 arrays["super_hidden_b"] = self.super_hidden_b
         if self.trust_w is not None:
             arrays["trust"] = np.concatenate([self.trust_w, [self.trust_b]]).astype(np.float64)
+        if self.split_w is not None:
+            arrays["split"] = np.concatenate([self.split_w, [self.split_b]]).astype(np.float64)
         if self.net is not None:
             arrays.update(self.net.arrays())
             arrays["net_weight"] = np.array([self.net_weight])
+        if self.rails is not None:
+            arrays.update(self.rails.arrays("rails"))
         for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
             arrays[f"w{i}"] = w.astype(np.float32)
             arrays[f"b{i}"] = b.astype(np.float32)
@@ -215,8 +278,11 @@ class SymbolModel:
                 super_hidden_b=z["super_hidden_b"] if "super_hidden_b" in z.files else None,
                 trust_w=z["trust"][:-1].astype(np.float64) if "trust" in z.files else None,
                 trust_b=float(z["trust"][-1]) if "trust" in z.files else 0.0,
+                split_w=z["split"][:-1].astype(np.float64) if "split" in z.files else None,
+                split_b=float(z["split"][-1]) if "split" in z.files else 0.0,
                 net=InkNet.from_arrays(z),
                 net_weight=float(z["net_weight"][0]) if "net_weight" in z.files else 0.5,
+                rails=Perceptron.from_arrays(z, "rails"),
             )
 
 

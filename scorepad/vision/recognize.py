@@ -300,9 +300,7 @@ def read(photo: np.ndarray, rectified: Rectified, grid: Grid) -> list[Reading]:
             parts["family"] = NO_SUPER_SEEN
         sides = None
         if item == "rail":
-            scores = cellread.rail_scores(inks[i], orientation) * 100 / model.rail_temperature
-            e = np.exp(scores - scores.max())
-            side_p = e / e.sum()
+            side_p = model.rail_side_probabilities(cellread.rail_features(inks[i], orientation))[0]
             j = int(np.argmax(side_p))
             sides = sv.RAIL_ORIENTATIONS[j]
             parts["sides"] = float(side_p[j])
@@ -419,16 +417,30 @@ def resolve_super(
     if p_super is None:
         return probs
     out = probs.copy()
-    # Geometric blend of the per-hex and the within-sheet opinion, then renormalised.
     own = probs[members, sup] / np.maximum(family[members], 1e-9)
-    blended = np.sqrt(np.clip(own, 1e-6, 1) * np.clip(p_super, 1e-6, 1))
-    other = np.sqrt(np.clip(1 - own, 1e-6, 1) * np.clip(1 - p_super, 1e-6, 1))
-    share = blended / (blended + other)
-    logit = np.log(np.clip(share, 1e-6, 1 - 1e-6) / np.clip(1 - share, 1e-6, 1))
-    share = 1 / (1 + np.exp(-logit / model.super_temperature))
+    share = model.split(split_features(own, p_super))
+    if share is None:  # an older model: geometric blend of the two opinions, softened
+        blended = np.sqrt(np.clip(own, 1e-6, 1) * np.clip(p_super, 1e-6, 1))
+        other = np.sqrt(np.clip(1 - own, 1e-6, 1) * np.clip(1 - p_super, 1e-6, 1))
+        share = blended / (blended + other)
+        logit = np.log(np.clip(share, 1e-6, 1 - 1e-6) / np.clip(1 - share, 1e-6, 1))
+        share = 1 / (1 + np.exp(-logit / model.super_temperature))
     out[members, sup] = family[members] * share
     out[members, sun] = family[members] * (1 - share)
     return out
+
+
+def split_features(own: np.ndarray, p_super: np.ndarray) -> np.ndarray:
+    """What the sunflower / super sunflower split weighs, per sunflower-like hex of one
+    sheet: the hex's own opinion (its share of super sunflower) and the second stage's
+    within-sheet one, each as a logit, against the sheet's median and its highest, and as
+    a rank within the sheet. A player's super mark shows as a step above the rest of the
+    same sheet more reliably than as any absolute value."""
+    cols = []
+    for v in (_logit(own), _logit(p_super)):
+        rank = (np.argsort(np.argsort(v)) + 0.5) / len(v)
+        cols += [v, v - np.median(v), rank, v - v.max()]
+    return np.stack(cols, axis=1)
 
 
 def constrain(

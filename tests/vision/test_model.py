@@ -236,3 +236,84 @@ def test_network_joins_the_perceptron_by_its_weight_and_round_trips():
 def _softmax(z: np.ndarray) -> np.ndarray:
     e = np.exp(z - z.max(axis=1, keepdims=True))
     return e / e.sum(axis=1, keepdims=True)
+
+
+def _drawn_track(orientation: Orientation, k: int) -> np.ndarray:
+    ink = cells.rail_templates(orientation)[k].copy()
+    return np.asarray(ink / ink.max(), np.float32)
+
+
+def test_rail_side_perceptron_reads_clean_tracks_and_round_trips():
+    m = model.load()
+    assert m.rails is not None  # the committed model has the learned rail sides
+    again = model.SymbolModel.from_bytes(m.to_bytes())
+    for orientation in Orientation:
+        for k in range(len(RAIL_ORIENTATIONS)):
+            x = cells.rail_features(_drawn_track(orientation, k), orientation)
+            assert x.shape == (model.RAIL_FEATURES,)
+            p = m.rail_side_probabilities(x)
+            assert p.shape == (1, 9) and np.isclose(p.sum(), 1.0)
+            assert int(np.argmax(p)) == k, (orientation, k)
+            assert np.allclose(again.rail_side_probabilities(x), p, atol=1e-5)
+
+
+def test_without_the_perceptron_rail_sides_come_from_the_template_fits():
+    m = model.load()
+    plain = model.SymbolModel(**{**m.__dict__, "rails": None, "rail_temperature": 0.5})
+    ink = _drawn_track(Orientation.FLAT, 3)
+    fits = cells.rail_scores(ink, Orientation.FLAT) * 100 / 0.5
+    want = np.exp(fits - fits.max()) / np.exp(fits - fits.max()).sum()
+    got = plain.rail_side_probabilities(cells.rail_features(ink, Orientation.FLAT))[0]
+    assert np.allclose(got, want, atol=1e-4)
+    assert "rails_mean" not in np.load(__import__("io").BytesIO(plain.to_bytes())).files
+
+
+def test_perceptron_is_relu_layers_over_standardised_inputs():
+    w0, b0 = np.array([[1.0, -1.0]]), np.array([0.0, 0.5])
+    w1, b1 = np.array([[2.0], [3.0]]), np.array([-1.0])
+    p = model.Perceptron(np.array([1.0]), np.array([2.0]), ((w0, b0), (w1, b1)))
+    # x = 5 -> (5 - 1) / 2 = 2 -> relu(2, -1.5) = (2, 0) -> 2 * 2 - 1 = 3
+    assert np.allclose(p.logits(np.array([[5.0]])), [[3.0]])
+    # x = -3 -> -2 -> relu(-2, 2.5) = (0, 2.5) -> 3 * 2.5 - 1 = 6.5
+    assert np.allclose(p.logits(np.array([[-3.0]])), [[6.5]])
+
+
+def test_split_features_compare_each_sunflower_with_its_sheet():
+    from scorepad.vision import recognize
+
+    own = np.array([0.1, 0.2, 0.9, 0.15])
+    stage = np.array([0.05, 0.1, 0.6, 0.2])
+    x = recognize.split_features(own, stage)
+    assert x.shape == (4, 8)
+    logit = np.log(own / (1 - own))
+    assert np.allclose(x[:, 0], logit)
+    assert np.allclose(x[:, 1], logit - np.median(logit))
+    assert x[:, 2].tolist() == [0.125, 0.625, 0.875, 0.375]  # ranks within the sheet
+    assert x[2, 3] == 0.0 and (x[[0, 1, 3], 3] < 0).all()  # the sheet's highest
+    assert np.allclose(x[:, 4], np.log(stage / (1 - stage)))
+
+
+def test_learned_split_decides_the_sunflower_family_and_round_trips():
+    from scorepad.vision import recognize
+
+    m = model.load()
+    assert m.split_w is not None and m.split_w.shape == (8,)
+    assert np.allclose(model.SymbolModel.from_bytes(m.to_bytes()).split_w, m.split_w)
+    sun, sup = model.CLASSES.index("sunflower"), model.CLASSES.index("super-sunflower")
+    probs = np.zeros((3, len(model.CLASSES)))
+    probs[:, sun], probs[:, sup] = [0.8, 0.3, 0.5], [0.1, 0.6, 0.4]
+    ink = [np.zeros((cells.PATCH, cells.PATCH), np.float32)] * 3
+    # A split that follows the hex's own opinion only: the family's mass is kept and is
+    # shared out exactly as the hex said.
+    own_only = np.zeros(8)
+    own_only[0] = 1.0
+    follow = model.SymbolModel(**{**m.__dict__, "split_w": own_only, "split_b": 0.0})
+    out = recognize.resolve_super(follow, probs, ink)
+    assert np.allclose(out[:, sun] + out[:, sup], probs[:, sun] + probs[:, sup])
+    own = probs[:, sup] / (probs[:, sun] + probs[:, sup])
+    assert np.allclose(out[:, sup] / (out[:, sun] + out[:, sup]), own, atol=1e-3)
+    # Without a learned split the older fixed blend is used, and differs.
+    blend = recognize.resolve_super(
+        model.SymbolModel(**{**m.__dict__, "split_w": None}), probs, ink
+    )
+    assert not np.allclose(blend, out)

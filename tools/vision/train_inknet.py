@@ -11,8 +11,8 @@ hex orientation, and learns the seven classes on TRAIN photos. The hand-made fea
 the perceptron miss shapes a convolution sees (a roof, a sheep's legs, a faint rail); the
 two disagree on different hexes, so the recogniser averages their log-probabilities
 (``SymbolModel.net_weight``). The network goes into the committed model file; then the
-sunflower trust and the flag threshold are fitted again on VALIDATION photos with it in
-place, as ``train.py --calibrate-only`` does. The TEST range is never touched.
+sunflower split and trust and the flag threshold are fitted again on VALIDATION photos
+with it in place, as ``train.py --calibrate-only`` does. The TEST range is never touched.
 """
 
 from __future__ import annotations
@@ -166,7 +166,7 @@ def main() -> None:
     print(
         f"validation accuracy with the perceptron, both stages {base.item_accuracy(model, va):.4f}"
     )
-    model = base.fit_trust(model, va)
+    model = base.fit_calibration(model, va)
     tau = base.save_with_threshold(model, args.validation, args.megapixels)
     print(f"wrote {base.MODEL_PATH.relative_to(base.ROOT)} with threshold {tau:.2f}")
 
