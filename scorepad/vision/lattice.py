@@ -462,6 +462,14 @@ def normal_map(group: Iterable[Hex], orientation: Orientation) -> dict[Hex, Hex]
     return dict(sorted(normal.items()))
 
 
+def ranked(grid: Grid, fits: Callable[[Grid], bool] | None) -> tuple[bool, tuple[bool, float]]:
+    """Whether a candidate grid settles the search (a clean sheet that also fits the
+    layout's shape, when one is given), and its rank among the others: a grid that fits
+    before any that does not, then by likeness to a sheet."""
+    fit_ = fits is None or fits(grid)
+    return grid.is_clean_sheet and fit_, (fit_, grid.likeness)
+
+
 def find_grid(sheet: np.ndarray, fits: Callable[[Grid], bool] | None = None) -> Grid:
     """The printed hex grid of an upright sheet image. When the strongest lattice reading
     does not give a sheet's 30 well-outlined hexes (a blurred sheet's faint outlines, the
@@ -483,10 +491,9 @@ def find_grid(sheet: np.ndarray, fits: Callable[[Grid], bool] | None = None) -> 
             grid = printed_cells(edges, lattice, float(top), float(bottom), printed)
         except PhotoError:
             continue
-        fit_ = fits is None or fits(grid)
-        if grid.is_clean_sheet and fit_:
+        settled, rank = ranked(grid, fits)
+        if settled:
             return grid
-        rank = (fit_, grid.likeness)
         if len(grid.cells) >= 7 and (best is None or rank > best[0]):
             best = (rank, grid)
     if best is None:

@@ -23,7 +23,7 @@ from scorepad.hexgrid import Hex, Orientation, components
 from scorepad.vision import cells as cellread
 from scorepad.vision import model as symbols
 from scorepad.vision.decode import PhotoError, decode
-from scorepad.vision.lattice import SHEET_HEXES, WELL_FOUND, Grid, find_grid, normal_map
+from scorepad.vision.lattice import SHEET_HEXES, WELL_FOUND, Grid, find_grid, normal_map, ranked
 from scorepad.vision.sheet import Rectified, candidate_outlines, rectify
 
 SUPPORTED = ("sunflower-valley", "harmonies", "spring-meadow")
@@ -203,10 +203,9 @@ def locate(photo: np.ndarray, fits: Callable[[Grid], bool] | None = None) -> tup
         except PhotoError as err:
             problem = str(err)
             continue
-        fit_ = fits is None or fits(grid)
-        if grid.is_clean_sheet and fit_:
+        settled, rank = ranked(grid, fits)
+        if settled:
             return rectified, grid
-        rank = (fit_, grid.likeness)
         if best is None or rank > best[0]:
             best = (rank, rectified, grid)
     if best is None:
