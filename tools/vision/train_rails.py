@@ -1,6 +1,6 @@
 """Train the rail-side perceptron of the pencil-symbol model (issue 7).
 
-    nice -n 10 .venv/bin/python tools/vision/train_rails.py [--train 2000] [--validation 200]
+    nice -n 10 .venv/bin/python tools/vision/train_rails.py [--train 2400] [--validation 200]
 
 A rail hex's two sides were read from the best of nine track templates; a track drawn off
 the centre, bent, or crossed by a smudge fits the wrong template. Here a small perceptron
@@ -86,7 +86,8 @@ def train_rails(data: dict[str, np.ndarray], seed: int = 0) -> symbols.Perceptro
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--train", type=int, default=2000)
+    # 2400 TRAIN photos (with 2000: 99.37 % of the validation tracks right, 2400: 99.73 %).
+    parser.add_argument("--train", type=int, default=2400)
     parser.add_argument("--validation", type=int, default=200)
     parser.add_argument("--megapixels", type=float, default=3.0)
     parser.add_argument("--seed", type=int, default=0)
