@@ -12,7 +12,7 @@ from scorepad.games import sunflower_valley as sv
 from scorepad.hexgrid import Hex, Orientation, neighbors
 from scorepad.vision import synth
 from scorepad.vision.decode import PhotoError, decode
-from scorepad.vision.lattice import Grid, find_grid, normalise_hexes, recover
+from scorepad.vision.lattice import Grid, find_grid, normalise_hexes, ranked, recover
 from scorepad.vision.recognize import WORK_SIDE, layout_shape, locate, trim
 from scorepad.vision.sheet import SHEET_HEIGHT, SHEET_WIDTH, candidate_outlines, order_corners
 
@@ -177,3 +177,15 @@ def test_a_layout_picks_the_grid_of_its_shape_over_a_better_outlined_wrong_one()
     assert not fits(blind)
     _rectified, guided = locate(photo_, fits)
     assert fits(guided) and guided.lattice.orientation is s.orientation
+
+
+def test_a_clean_sheet_settles_the_grid_search_only_when_it_fits_the_layout():
+    clean = SimpleNamespace(is_clean_sheet=True, likeness=0.9)
+    partial = SimpleNamespace(is_clean_sheet=False, likeness=0.95)
+    assert ranked(clean, None) == (True, (True, 0.9))  # no layout: a clean sheet is taken
+    assert ranked(partial, None) == (False, (True, 0.95))
+    only_partial = lambda g: g is partial  # noqa: E731
+    settled, clean_rank = ranked(clean, only_partial)
+    assert not settled  # a clean sheet of another shape does not end the search...
+    _, partial_rank = ranked(partial, only_partial)
+    assert partial_rank > clean_rank  # ...and a grid that fits ranks above it
