@@ -493,8 +493,12 @@ def main() -> None:
         tr = collect(synth.TRAIN, args.train, args.megapixels, "train")
         va = collect(synth.VALIDATION, args.validation, args.megapixels, "validation")
         items = ensemble([train(tr, seed) for seed in range(SEEDS)])
-        # The ink-map network (train_inknet.py) is kept: it is trained on its own.
-        items = symbols.SymbolModel(**{**items.__dict__, "net": symbols.load().net})
+        # The ink-map network and the rail-side perceptron (train_inknet.py, train_rails.py)
+        # are kept: each is trained on its own.
+        committed = symbols.load()
+        items = symbols.SymbolModel(
+            **{**items.__dict__, "net": committed.net, "rails": committed.rails}
+        )
         staged = calibrate_super(calibrate(train_super(items, tr, SEEDS), va), va)
         model = fit_calibration(staged, va)
         print(f"validation accuracy with the super-sunflower stage {item_accuracy(model, va):.4f}")
