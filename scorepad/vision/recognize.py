@@ -406,17 +406,14 @@ def resolve_super(
 ) -> np.ndarray:
     """Split each sunflower-like hex's probability between sunflower and super sunflower by
     comparing it with the sheet's other sunflower-like hexes (second stage)."""
+    opinions = family_opinions(model, probs, inks)
+    if opinions is None:
+        return probs
+    members, own, p_super = opinions
     sun = symbols.CLASSES.index("sunflower")
     sup = symbols.CLASSES.index("super-sunflower")
-    family = probs[:, sun] + probs[:, sup]
-    members = np.flatnonzero(family >= 0.5)
-    if len(members) < 2:
-        return probs
-    p_super = model.super_probability(cellread.family_features([inks[i] for i in members]))
-    if p_super is None:
-        return probs
+    family = probs[members, sun] + probs[members, sup]
     out = probs.copy()
-    own = probs[members, sup] / np.maximum(family[members], 1e-9)
     share = model.split(split_features(own, p_super))
     if share is None:  # an older model: geometric blend of the two opinions, softened
         blended = np.sqrt(np.clip(own, 1e-6, 1) * np.clip(p_super, 1e-6, 1))
@@ -424,9 +421,28 @@ def resolve_super(
         share = blended / (blended + other)
         logit = np.log(np.clip(share, 1e-6, 1 - 1e-6) / np.clip(1 - share, 1e-6, 1))
         share = 1 / (1 + np.exp(-logit / model.super_temperature))
-    out[members, sup] = family[members] * share
-    out[members, sun] = family[members] * (1 - share)
+    out[members, sup] = family * share
+    out[members, sun] = family * (1 - share)
     return out
+
+
+def family_opinions(
+    model: symbols.SymbolModel, probs: np.ndarray, inks: list[np.ndarray]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The two opinions the split weighs, for the sunflower-like hexes of one sheet (those
+    at least half sunflower or super sunflower): their rows, each one's own share of super
+    sunflower, and the second stage's P(super) from comparing them. None when fewer than
+    two such hexes, or the model has no second stage."""
+    sun = symbols.CLASSES.index("sunflower")
+    sup = symbols.CLASSES.index("super-sunflower")
+    family = probs[:, sun] + probs[:, sup]
+    members = np.flatnonzero(family >= 0.5)
+    if len(members) < 2:
+        return None
+    p_super = model.super_probability(cellread.family_features([inks[i] for i in members]))
+    if p_super is None:
+        return None
+    return members, probs[members, sup] / np.maximum(family[members], 1e-9), p_super
 
 
 def split_features(own: np.ndarray, p_super: np.ndarray) -> np.ndarray:

@@ -325,21 +325,18 @@ def fit_split(model: symbols.SymbolModel, val: dict[str, np.ndarray]) -> symbols
     right by the fixed blend, 94.8 % by this)."""
     from sklearn.linear_model import LogisticRegression
 
+    if model.super_w is None:
+        return model  # no second stage: nothing to weigh
     sun, sup = symbols.CLASSES.index("sunflower"), symbols.CLASSES.index("super-sunflower")
     xs, ys = [], []
     for photo in np.unique(val["photo"]):
         sel = np.flatnonzero(val["photo"] == photo)
-        probs = sheet_probabilities(model, val, sel)
-        family = probs[:, sun] + probs[:, sup]
-        members = np.flatnonzero(family >= 0.5)
-        truth = val["y"][sel][members]
-        if len(members) < 2:
+        inks = [val["ink"][i].astype(np.float32) for i in sel]
+        opinions = rec.family_opinions(model, sheet_probabilities(model, val, sel), inks)
+        if opinions is None:
             continue
-        inks = [val["ink"][sel[i]].astype(np.float32) for i in members]
-        p_super = model.super_probability(cellread.family_features(inks))
-        if p_super is None:
-            return model
-        own = probs[members, sup] / family[members]
+        members, own, p_super = opinions
+        truth = val["y"][sel][members]
         keep = np.isin(truth, (sun, sup))
         xs.append(rec.split_features(own, p_super)[keep])
         ys.append(truth[keep] == sup)
