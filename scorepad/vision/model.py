@@ -54,10 +54,7 @@ class InkNet:
                 n, h, w, c = x.shape
                 x = x.reshape(n, h // 2, 2, w // 2, 2, c).max(axis=(2, 4))
         side = (np.asarray(side, np.float32) - self.side_mean) / self.side_scale
-        h = np.concatenate([x.reshape(len(x), -1), side], axis=1)
-        for w, b in self.dense[:-1]:
-            h = np.maximum(h @ w + b, 0.0)
-        return np.asarray(h @ self.dense[-1][0] + self.dense[-1][1], np.float64)
+        return _dense(np.concatenate([x.reshape(len(x), -1), side], axis=1), self.dense)
 
     def arrays(self) -> dict[str, np.ndarray]:
         out = {"net_pools": np.array(self.pools, np.int8)}
@@ -89,6 +86,14 @@ class InkNet:
         )
 
 
+def _dense(h: np.ndarray, layers: tuple[tuple[np.ndarray, np.ndarray], ...]) -> np.ndarray:
+    """ReLU dense layers, the last one linear: the logits."""
+    for w, b in layers[:-1]:
+        h = np.maximum(h @ w + b, 0.0)
+    w, b = layers[-1]
+    return np.asarray(h @ w + b, np.float64)
+
+
 def _conv3(x: np.ndarray, kernel: np.ndarray) -> np.ndarray:
     """'Same' 3 x 3 cross-correlation of (n, h, w, c) maps with a (3, 3, c, out) kernel."""
     n, h, w, c = x.shape
@@ -109,11 +114,7 @@ class Perceptron:
     layers: tuple[tuple[np.ndarray, np.ndarray], ...]
 
     def logits(self, x: np.ndarray) -> np.ndarray:
-        h = (np.asarray(x, np.float64) - self.mean) / self.scale
-        for w, b in self.layers[:-1]:
-            h = np.maximum(h @ w + b, 0.0)
-        w, b = self.layers[-1]
-        return np.asarray(h @ w + b, np.float64)
+        return _dense((np.asarray(x, np.float64) - self.mean) / self.scale, self.layers)
 
     def arrays(self, prefix: str) -> dict[str, np.ndarray]:
         out = {f"{prefix}_mean": self.mean, f"{prefix}_scale": self.scale}
@@ -187,9 +188,8 @@ class SymbolModel:
         """Class probabilities (n, len(CLASSES)) for feature rows x (n, d); with the ink
         maps (n, 64, 64) and side inputs (:func:`net_side`), joined with the network's."""
         h = (np.asarray(x, np.float64) - self.mean) / self.scale
-        for w, b in zip(self.weights[:-1], self.biases[:-1], strict=True):
-            h = np.maximum(h @ w + b, 0.0)
-        logits = _log_softmax((h @ self.weights[-1] + self.biases[-1]) / self.temperature)
+        layers = tuple(zip(self.weights, self.biases, strict=True))
+        logits = _log_softmax(_dense(h, layers) / self.temperature)
         if self.net is not None and inks is not None and side is not None and len(logits):
             net = _log_softmax(self.net.logits(inks, side))
             logits = (1 - self.net_weight) * logits + self.net_weight * net
@@ -208,8 +208,9 @@ class SymbolModel:
         """P(track) over ``RAIL_ORIENTATIONS`` for rows of ``cells.rail_features``: from the
         learned perceptron, or else from the template fits (its first nine columns)."""
         x = np.asarray(x, np.float64).reshape(-1, RAIL_FEATURES)
+        # Without the perceptron: the fits as the recogniser always scored them (x 100).
         z = self.rails.logits(x) if self.rails is not None else x[:, :9] * 2
-        return np.exp(_log_softmax(z / self.rail_temperature))
+        return np.asarray(np.exp(_log_softmax(z / self.rail_temperature)))
 
     def super_probability(self, x: np.ndarray) -> np.ndarray | None:
         """P(super sunflower) for the sunflower-like hexes of one sheet (rows of
