@@ -59,7 +59,7 @@ def train_net(
     mean, scale = side_tr.mean(axis=0), side_tr.std(axis=0) + 1e-3
     side_tr = (side_tr - mean) / scale  # InkNet.logits standardises the same way
     y_tr, y_va = tr["y"], va["y"]
-    ink_va, side_va = va["ink"].astype(np.float32), inputs(va)[1]
+    ink_va, side_va = va["ink"].astype(np.float32), symbols.net_side(va["fill"], va["pointy"])
 
     def init(key: Any) -> dict[str, tuple[Any, Any]]:
         keys = jax.random.split(key, len(CONVS) + 2)
