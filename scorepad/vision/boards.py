@@ -1291,30 +1291,9 @@ def find_board(
     (:func:`polish_outline`), and for a board about to be refused outlines completed from
     three of its edges to a side's proportions (:func:`_completed`). Raises PhotoError."""
     size = (photo.shape[1], photo.shape[0])
-    factor = 640 / max(size)
-    small = np.asarray(
-        cv2.resize(
-            photo,
-            (round(size[0] * factor), round(size[1] * factor)),
-            interpolation=cv2.INTER_AREA,
-        )
-    )
-    small_grey = np.asarray(cv2.cvtColor(small, cv2.COLOR_RGB2GRAY), np.float32)
-    rough_copy = (small_grey, factor)
-    lab = cv2.cvtColor(photo, cv2.COLOR_RGB2LAB).astype(np.float32)
-    grey = np.asarray(cv2.cvtColor(photo, cv2.COLOR_RGB2GRAY), np.float32)
+    lab, grey, rough_copy = _copies(photo)
     tried: list[tuple[BoardSpec, FloatArray]] = []
-    # The sheet finder's outlines cost a fifth of a photo's time and are needed only when
-    # the light regions frame no board well (for boards whose pieces hide the margins: no
-    # board at all or one found off, ``deep_below``).
-    regions = light_regions(photo)
-    outlines = board_outlines(photo, sheet_finder=False, regions=regions)
-    best = _refined_best(photo, lab, grey, rough_copy, _grown(outlines, specs), specs, tried, None)
-    if best is None or best[0] < deep_below:
-        known = len(outlines)  # the light regions' outlines come first, as they were
-        outlines = board_outlines(photo, regions=regions)
-        fresh = _grown(outlines[known:], specs)
-        best = _refined_best(photo, lab, grey, rough_copy, fresh, specs, tried, best)
+    best, outlines = _first_pass(photo, (lab, grey, rough_copy), specs, tried, deep_below)
     if best is not None and best[0] < RETRY_BELOW:
         # A poor fit often comes from a rough outline reaching well past the board (a light
         # object touching it): the ring just inside it is then mostly table and pieces, and
@@ -1329,6 +1308,65 @@ def find_board(
         best = _deep_retries(photo, lab, grey, rough_copy, outlines, specs, best)
     if best is None or best[0] < 0.5:
         raise no_board(game)
+    return _found(photo, lab, best)
+
+
+def glance_board(photo: FloatArray, specs: list[BoardSpec], min_fit: float) -> Found | None:
+    """The board in the photo when the cheap first pass of :func:`find_board` finds one
+    fitting at ``min_fit`` or more, else None: no retries, so a photo of something else
+    costs well under a second. Enough to recognise
+    a board lying well in view, e.g. another game's board photographed by mistake."""
+    copies = _copies(photo)
+    best, _outlines = _first_pass(photo, copies, specs, [], min_fit)
+    return None if best is None or best[0] < min_fit else _found(photo, copies[0], best)
+
+
+def _first_pass(
+    photo: FloatArray,
+    copies: tuple[FloatArray, FloatArray, tuple[FloatArray, float]],
+    specs: list[BoardSpec],
+    tried: list[tuple[BoardSpec, FloatArray]],
+    enough: float,
+) -> tuple[Fit | None, list[FloatArray]]:
+    """The best fit of the light regions' outlines and, when that fits below ``enough``,
+    of the sheet finder's outlines too; with every outline looked at (light regions'
+    first). The sheet finder's outlines cost a fifth of a photo's time and are needed only
+    when the light regions frame no board well (for boards whose pieces hide the margins:
+    no board at all or one found off)."""
+    lab, grey, rough_copy = copies
+    regions = light_regions(photo)
+    outlines = board_outlines(photo, sheet_finder=False, regions=regions)
+    best = _refined_best(photo, lab, grey, rough_copy, _grown(outlines, specs), specs, tried, None)
+    if best is None or best[0] < enough:
+        known = len(outlines)  # the light regions' outlines come first, as they were
+        outlines = board_outlines(photo, regions=regions)
+        fresh = _grown(outlines[known:], specs)
+        best = _refined_best(photo, lab, grey, rough_copy, fresh, specs, tried, best)
+    return best, outlines
+
+
+def _copies(photo: FloatArray) -> tuple[FloatArray, FloatArray, tuple[FloatArray, float]]:
+    """The photo in Lab and in grey, and the 640 px grey copy the rough fits use (with its
+    scale)."""
+    size = (photo.shape[1], photo.shape[0])
+    factor = 640 / max(size)
+    small = np.asarray(
+        cv2.resize(
+            photo,
+            (round(size[0] * factor), round(size[1] * factor)),
+            interpolation=cv2.INTER_AREA,
+        )
+    )
+    small_grey = np.asarray(cv2.cvtColor(small, cv2.COLOR_RGB2GRAY), np.float32)
+    lab = cv2.cvtColor(photo, cv2.COLOR_RGB2LAB).astype(np.float32)
+    grey = np.asarray(cv2.cvtColor(photo, cv2.COLOR_RGB2GRAY), np.float32)
+    return lab, grey, (small_grey, factor)
+
+
+def _found(photo: FloatArray, lab: FloatArray, best: Fit) -> Found:
+    """The fitted outline refined once more from its closer start, with the camera it
+    implies."""
+    size = (photo.shape[1], photo.shape[0])
     score, spec, fine = best
     fine = refine_outline(photo, fine, lab)  # a second pass from a closer start
     h = cv2.getPerspectiveTransform(spec.corners.astype(np.float32), fine.astype(np.float32))

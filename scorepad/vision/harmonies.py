@@ -912,6 +912,19 @@ def shows_tokens(readings: list[HexReading]) -> bool:
     return bool(np.mean(tops) >= MIN_TOKEN_SHARE)
 
 
+def shows_board(photo: np.ndarray) -> bool:
+    """Whether the photo (decoded at ``WORK_SIDE``) plainly shows a Harmonies board with its
+    tokens: one found by the cheap first pass (:func:`boards.glance_board`, either side)
+    that passes :func:`shows_tokens`. For telling a player who photographed this board for
+    another game what it is."""
+    specs = [board_spec("A"), board_spec("B")]
+    found = boards.glance_board(photo, specs, boards.HIDDEN_MARGINS_RETRY_BELOW)
+    if found is None:
+        return False
+    plane = Plane(photo, found)
+    return shows_tokens([read_hex(plane, h) for h in board_hexes(found.spec.name)])
+
+
 def analyse(image_bytes: bytes, side: str | None = None) -> Recognition:
     start = time.perf_counter()
     if side is not None and side not in ("A", "B"):

@@ -21,6 +21,7 @@ from scorepad.boardfile import BoardError
 from scorepad.games import sunflower_valley as sv
 from scorepad.hexgrid import Hex, Orientation, components
 from scorepad.vision import cells as cellread
+from scorepad.vision import harmonies, spring_meadow
 from scorepad.vision import model as symbols
 from scorepad.vision.decode import PhotoError, decode
 from scorepad.vision.lattice import SHEET_HEXES, WELL_FOUND, Grid, find_grid, normal_map, ranked
@@ -117,13 +118,9 @@ def recognize(
     a file that is not an image, is truncated or too large, or shows no recognisable sheet
     or board; BoardError for a bad layout."""
     if game == "harmonies":
-        from scorepad.vision.harmonies import recognize_harmonies
-
-        return recognize_harmonies(image_bytes, side=side)
+        return harmonies.recognize_harmonies(image_bytes, side=side)
     if game == "spring-meadow":
-        from scorepad.vision.spring_meadow import recognize_spring_meadow
-
-        return recognize_spring_meadow(image_bytes, layout=layout)
+        return spring_meadow.recognize_spring_meadow(image_bytes, layout=layout)
     return analyse(image_bytes, game, layout).to_json(game)
 
 
@@ -136,9 +133,7 @@ def recognize_layout(
     is drawn on it; a Spring Meadow board side gives its burrows
     (:func:`scorepad.vision.spring_meadow.recognize_spring_meadow_layout`)."""
     if game == "spring-meadow":
-        from scorepad.vision.spring_meadow import recognize_spring_meadow_layout
-
-        return recognize_spring_meadow_layout(image_bytes, name=name)
+        return spring_meadow.recognize_spring_meadow_layout(image_bytes, name=name)
     if game == "harmonies":
         # Both Harmonies sides are fixed prints: there is no layout to read, and the board's
         # cells (stacks, no areas) are not a sheet's (it raised KeyError here).
@@ -164,6 +159,8 @@ def analyse(
     photo = decode(image_bytes, WORK_SIDE)
     rectified, grid = locate(photo, None if parsed is None else layout_shape(parsed))
     readings = read(photo, rectified, grid)
+    if not looks_like_sheet(readings, grid.mean_support):
+        refuse_other_boards(photo)
     differences = None
     if parsed is not None:
         shift = best_shift(readings, parsed)
@@ -317,14 +314,35 @@ def doubt_odd_sheets(readings: list[Reading], outline_support: float = 1.0) -> l
     (flagged) rather than trusted. So is a grid whose hexes are on average not outlined
     (nearly) all round (``outline_support``, the mean share of a hex's sides with a printed
     outline): a sheet outline found wrongly or a lattice off by a fraction of a hex."""
+    return readings if looks_like_sheet(readings, outline_support) else doubt_all(readings)
+
+
+def looks_like_sheet(readings: list[Reading], outline_support: float) -> bool:
+    """Whether the hexes read are a whole sheet as printed: 30 hexes, 5 of them mountains,
+    outlined (nearly) all round on average (:func:`doubt_odd_sheets`)."""
     mountains = sum(r.mountain for r in readings)
-    if (
+    return (
         len(readings) == FULL_SHEET
         and mountains == SHEET_MOUNTAINS
         and outline_support >= WELL_OUTLINED
+    )
+
+
+def refuse_other_boards(photo: np.ndarray) -> None:
+    """Raise PhotoError naming the game when the photo plainly shows a Harmonies or Spring
+    Meadow board instead of a sheet. Asked only when the hexes read do not look like a
+    sheet (:func:`looks_like_sheet`): otherwise every cell would come back doubted, or
+    fitted onto the table's layout, with nothing said of the real mistake. Costs about
+    0.5-1 s of CPU, on those photos only."""
+    for name, shows_board in (
+        ("Harmonies", harmonies.shows_board),
+        ("Spring Meadow", spring_meadow.shows_board),
     ):
-        return readings
-    return doubt_all(readings)
+        if shows_board(photo):
+            raise PhotoError(
+                f"the photo shows a {name} board, not a Sunflower Valley sheet: photograph "
+                f"a Sunflower Valley sheet, or score this board at a {name} table"
+            )
 
 
 def fit_layout(

@@ -92,6 +92,46 @@ def test_other_games_are_refused_clearly(photo):
         recognize(photo(0).jpeg, game="seasons")
 
 
+@pytest.mark.parametrize("game", ["Harmonies", "Spring Meadow"])
+def test_another_games_board_is_named_not_read_as_a_sheet(game):
+    from scorepad.vision import meadow_synth, render3d
+
+    shot = (
+        render3d.sample(render3d.VALIDATION, 3, megapixels=1.0)
+        if game == "Harmonies"
+        else meadow_synth.sample(meadow_synth.VALIDATION, 2, megapixels=1.0)
+    )
+    message = f"shows a {game} board, not a Sunflower Valley sheet"
+    with pytest.raises(PhotoError, match=message):
+        recognize(shot.jpeg)
+    with pytest.raises(PhotoError, match=message):  # fitted onto a layout, it passed before
+        recognize(shot.jpeg, layout=sv.example_layout())
+    with pytest.raises(PhotoError, match=message):
+        recognize_layout(shot.jpeg)
+
+
+def test_a_sheet_is_never_taken_for_another_games_board(photo):
+    from scorepad.vision import harmonies, spring_meadow
+    from scorepad.vision.decode import decode
+    from scorepad.vision.recognize import WORK_SIDE
+
+    sheet = decode(photo(0).jpeg, WORK_SIDE)
+    assert not harmonies.shows_board(sheet)
+    assert not spring_meadow.shows_board(sheet)
+
+
+def test_looks_like_sheet_wants_thirty_hexes_five_mountains_outlined(photo):
+    from scorepad.vision.recognize import WELL_OUTLINED, analyse, looks_like_sheet
+
+    readings = analyse(photo(0).jpeg).readings
+    assert looks_like_sheet(readings, WELL_OUTLINED)
+    assert not looks_like_sheet(readings, WELL_OUTLINED - 0.01)
+    assert not looks_like_sheet(readings[1:], 1.0)
+    plain = next(r for r in readings if not r.mountain)
+    plain.mountain = True  # six mountains
+    assert not looks_like_sheet(readings, 1.0)
+
+
 def test_a_harmonies_layout_is_refused_clearly():
     # A Harmonies board has fixed sides: its cells went to blank_sheet, which raised KeyError.
     with pytest.raises(PhotoError, match="no layout to read"):

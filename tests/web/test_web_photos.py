@@ -13,6 +13,7 @@ import re
 from functools import cache
 from typing import Any
 
+import numpy as np
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
@@ -152,15 +153,31 @@ def test_a_sheet_printed_otherwise_than_the_tables_layout_is_pointed_out(
 def test_a_sheet_read_badly_says_why_every_cell_is_outlined(
     app: Flask, client: FlaskClient
 ) -> None:
-    # A Harmonies board photographed in the Sunflower Valley editor: no sheet's hex grid.
-    shot = render3d.sample(render3d.VALIDATION, 3, megapixels=1.0)
-    answer = recognize(shot.jpeg, layout=sv.example_layout())
+    # The sheet's lower quarter left out of the photo: not the layout's hex grid.
+    shot = sheet(clear_sheet())
+    whole = Image.open(io.BytesIO(shot.jpeg))
+    cut_at = shot.corners[:, 1].min() + 0.75 * np.ptp(shot.corners[:, 1])
+    part = io.BytesIO()
+    whole.crop((0, 0, whole.width, int(cut_at))).save(part, "JPEG", quality=90)
+    answer = recognize(part.getvalue(), layout=sheet_layout(clear_sheet()))
     assert answer.get("sheet_doubted") and all(c["flagged"] for c in answer["confidence"])
-    table_id = new_table(client, SV_FORM, ["Ann"])
-    html = send(client, f"/t/{table_id}/photo", shot.jpeg, p="0").get_data(as_text=True)
+    table_id = sv_table(app, client, clear_sheet(), ["Ann"])
+    html = send(client, f"/t/{table_id}/photo", part.getvalue(), p="0").get_data(as_text=True)
     assert "hard to read, so every cell is outlined" in html
     assert 'class="msg msg-warning"' in html
     assert len(doubts(html)) == len(answer["confidence"])
+
+
+def test_another_games_board_is_named_not_read_as_a_sheet(app: Flask, client: FlaskClient) -> None:
+    # A Harmonies board photographed in the Sunflower Valley editor.
+    shot = render3d.sample(render3d.VALIDATION, 3, megapixels=1.0)
+    table_id = sv_table(app, client, clear_sheet(), ["Ann"])
+    before = stored_doc(app, table_id)
+    resp = send(client, f"/t/{table_id}/photo", shot.jpeg, p="0")
+    html = resp.get_data(as_text=True)
+    assert resp.status_code == 422 and 'id="editor"' in html
+    assert "shows a Harmonies board, not a Sunflower Valley sheet" in html
+    assert stored_doc(app, table_id) == before
 
 
 def test_one_tap_settles_a_doubtful_hex(app: Flask, client: FlaskClient) -> None:
