@@ -11,7 +11,8 @@ from __future__ import annotations
 import math
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -117,11 +118,12 @@ def recognize(
     the Harmonies board side when known. Raises :class:`PhotoError` (one readable line) for
     a file that is not an image, is truncated or too large, or shows no recognisable sheet
     or board; BoardError for a bad layout."""
-    if game == "harmonies":
-        return harmonies.recognize_harmonies(image_bytes, side=side)
-    if game == "spring-meadow":
-        return spring_meadow.recognize_spring_meadow(image_bytes, layout=layout)
-    return analyse(image_bytes, game, layout).to_json(game)
+    with naming_other_boards(image_bytes, game):
+        if game == "harmonies":
+            return harmonies.recognize_harmonies(image_bytes, side=side)
+        if game == "spring-meadow":
+            return spring_meadow.recognize_spring_meadow(image_bytes, layout=layout)
+        return analyse(image_bytes, game, layout).to_json(game)
 
 
 def recognize_layout(
@@ -133,7 +135,8 @@ def recognize_layout(
     is drawn on it; a Spring Meadow board side gives its burrows
     (:func:`scorepad.vision.spring_meadow.recognize_spring_meadow_layout`)."""
     if game == "spring-meadow":
-        return spring_meadow.recognize_spring_meadow_layout(image_bytes, name=name)
+        with naming_other_boards(image_bytes, game):
+            return spring_meadow.recognize_spring_meadow_layout(image_bytes, name=name)
     if game == "harmonies":
         # Both Harmonies sides are fixed prints: there is no layout to read, and the board's
         # cells (stacks, no areas) are not a sheet's (it raised KeyError here).
@@ -160,7 +163,7 @@ def analyse(
     rectified, grid = locate(photo, None if parsed is None else layout_shape(parsed))
     readings = read(photo, rectified, grid)
     if not looks_like_sheet(readings, grid.mean_support):
-        refuse_other_boards(photo)
+        refuse_other_boards(photo, sv.NAME)
     differences = None
     if parsed is not None:
         shift = best_shift(readings, parsed)
@@ -328,21 +331,65 @@ def looks_like_sheet(readings: list[Reading], outline_support: float) -> bool:
     )
 
 
-def refuse_other_boards(photo: np.ndarray) -> None:
-    """Raise PhotoError naming the game when the photo plainly shows a Harmonies or Spring
-    Meadow board instead of a sheet. Asked only when the hexes read do not look like a
-    sheet (:func:`looks_like_sheet`): otherwise every cell would come back doubted, or
-    fitted onto the table's layout, with nothing said of the real mistake. Costs about
-    0.5-1 s of CPU, on those photos only."""
-    for name, shows_board in (
-        ("Harmonies", harmonies.shows_board),
-        ("Spring Meadow", spring_meadow.shows_board),
-    ):
-        if shows_board(photo):
-            raise PhotoError(
-                f"the photo shows a {name} board, not a Sunflower Valley sheet: photograph "
-                f"a Sunflower Valley sheet, or score this board at a {name} table"
+#: What each game's photo shows, for naming it in a refusal.
+SHOWS = {
+    sv.NAME: ("a Sunflower Valley sheet", "Sunflower Valley"),
+    "harmonies": ("a Harmonies board", "Harmonies"),
+    "spring-meadow": ("a Spring Meadow board", "Spring Meadow"),
+}
+
+
+class OtherBoard(PhotoError):
+    """The photo shows another game's sheet or board than the one asked for (named)."""
+
+
+def shows_sheet(photo: np.ndarray) -> bool:
+    """Whether the photo (decoded at ``WORK_SIDE``) shows a Sunflower Valley sheet whose
+    hexes read as a whole sheet as printed (:func:`looks_like_sheet`)."""
+    try:
+        rectified, grid = locate(photo)
+    except PhotoError:
+        return False
+    return looks_like_sheet(read(photo, rectified, grid), grid.mean_support)
+
+
+def refuse_other_boards(photo: np.ndarray, game: str) -> None:
+    """Raise :class:`OtherBoard` when the photo plainly shows another game's sheet or board
+    than ``game``'s. Asked only when the photo was not read as ``game``'s: refused, or a
+    Sunflower Valley grid that is not a sheet as printed (its cells would otherwise come
+    back all doubted, or fitted onto the table's layout, with nothing said of the real
+    mistake). Costs about 0.5-1 s of CPU per game looked for, on those photos only."""
+    looks = {
+        sv.NAME: shows_sheet,
+        "harmonies": harmonies.shows_board,
+        "spring-meadow": spring_meadow.shows_board,
+    }
+    for other, shows in looks.items():
+        if other != game and shows(photo):
+            wanted, (seen, title) = SHOWS[game][0], SHOWS[other]
+            raise OtherBoard(
+                f"the photo shows {seen}, not {wanted}: photograph {wanted}, "
+                f"or score it at a {title} table"
             )
+
+
+@contextmanager
+def naming_other_boards(image_bytes: bytes, game: str) -> Iterator[None]:
+    """A refusal of a photo of another game's sheet or board says which game it shows
+    (:func:`refuse_other_boards`); any other refusal stays as it was."""
+    try:
+        yield
+    except OtherBoard:
+        raise
+    except PhotoError as refused:
+        if game not in SHOWS:
+            raise
+        try:
+            photo = decode(image_bytes, WORK_SIDE)
+        except PhotoError:
+            raise refused from None  # not an image: said already
+        refuse_other_boards(photo, game)
+        raise
 
 
 def fit_layout(

@@ -10,7 +10,7 @@ from scorepad.games import sunflower_valley as sv
 from scorepad.hexgrid import Hex
 from scorepad.vision import cli, synth
 from scorepad.vision.decode import PhotoError
-from scorepad.vision.recognize import recognize, recognize_layout
+from scorepad.vision.recognize import OtherBoard, recognize, recognize_layout
 
 INDICES = (0, 1, 2)
 
@@ -92,22 +92,42 @@ def test_other_games_are_refused_clearly(photo):
         recognize(photo(0).jpeg, game="seasons")
 
 
-@pytest.mark.parametrize("game", ["Harmonies", "Spring Meadow"])
-def test_another_games_board_is_named_not_read_as_a_sheet(game):
+def other_game_photo(game: str, photo) -> bytes:
     from scorepad.vision import meadow_synth, render3d
 
-    shot = (
-        render3d.sample(render3d.VALIDATION, 3, megapixels=1.0)
-        if game == "Harmonies"
-        else meadow_synth.sample(meadow_synth.VALIDATION, 2, megapixels=1.0)
-    )
-    message = f"shows a {game} board, not a Sunflower Valley sheet"
+    if game == "harmonies":
+        return render3d.sample(render3d.VALIDATION, 3, megapixels=1.0).jpeg
+    if game == "spring-meadow":
+        return meadow_synth.sample(meadow_synth.VALIDATION, 2, megapixels=1.0).jpeg
+    return photo(0).jpeg
+
+
+SHOWN = {
+    "sunflower-valley": "a Sunflower Valley sheet",
+    "harmonies": "a Harmonies board",
+    "spring-meadow": "a Spring Meadow board",
+}
+
+
+@pytest.mark.parametrize(
+    ("shown", "game"),
+    [pytest.param(a, b, id=f"{a}-at-{b}") for a in SHOWN for b in SHOWN if a != b],
+)
+def test_another_games_board_is_named(shown, game, photo):
+    message = f"the photo shows {SHOWN[shown]}, not {SHOWN[game]}"
+    with pytest.raises(OtherBoard, match=message):
+        recognize(other_game_photo(shown, photo), game=game)
+
+
+def test_another_games_board_is_named_with_a_layout_too(photo):
+    harmonies_board = other_game_photo("harmonies", photo)
+    message = "shows a Harmonies board, not a Sunflower Valley sheet"
+    with pytest.raises(PhotoError, match=message):  # fitted onto the layout, it passed before
+        recognize(harmonies_board, layout=sv.example_layout())
     with pytest.raises(PhotoError, match=message):
-        recognize(shot.jpeg)
-    with pytest.raises(PhotoError, match=message):  # fitted onto a layout, it passed before
-        recognize(shot.jpeg, layout=sv.example_layout())
-    with pytest.raises(PhotoError, match=message):
-        recognize_layout(shot.jpeg)
+        recognize_layout(harmonies_board)
+    with pytest.raises(PhotoError, match="shows a Harmonies board, not a Spring Meadow board"):
+        recognize_layout(harmonies_board, game="spring-meadow")
 
 
 def test_a_sheet_is_never_taken_for_another_games_board(photo):
