@@ -1314,8 +1314,8 @@ def find_board(
 def glance_board(photo: FloatArray, specs: list[BoardSpec], min_fit: float) -> Found | None:
     """The board in the photo when the cheap first pass of :func:`find_board` finds one
     fitting at ``min_fit`` or more, else None: no retries, so a photo of something else
-    costs well under a second. Enough to recognise
-    a board lying well in view, e.g. another game's board photographed by mistake."""
+    costs well under a second. Enough to recognise a board lying well in view, e.g.
+    another game's board photographed by mistake."""
     copies = _copies(photo)
     best, _outlines = _first_pass(photo, copies, specs, [], min_fit)
     return None if best is None or best[0] < min_fit else _found(photo, copies[0], best)
