@@ -1,6 +1,6 @@
 """Train the ink-map network that joins the pencil-symbol perceptron (issue 7).
 
-    nice -n 10 python tools/vision/train_inknet.py [--train 2000] [--epochs 8]
+    nice -n 10 python tools/vision/train_inknet.py [--train 4000] [--epochs 8]
 
 Needs the ``train`` extra (JAX, CPU only) besides ``vision``. The recogniser itself runs
 the network with NumPy (``scorepad.vision.model.InkNet``): nothing of JAX at run time.
@@ -151,7 +151,9 @@ def to_inknet(params: dict[str, Any], mean: np.ndarray, scale: np.ndarray) -> sy
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--train", type=int, default=2000)
+    # 4000 TRAIN photos: on held-out VALIDATION photos 200-399 the whole recogniser read
+    # 97.88 % of cells right with the network trained on 2000, 98.00 % with 4000.
+    parser.add_argument("--train", type=int, default=4000)
     parser.add_argument("--validation", type=int, default=200)
     parser.add_argument("--megapixels", type=float, default=3.0)
     parser.add_argument("--epochs", type=int, default=8)
