@@ -912,15 +912,9 @@ def shows_tokens(readings: list[HexReading]) -> bool:
     return bool(np.mean(tops) >= MIN_TOKEN_SHARE)
 
 
-def shows_board(photo: np.ndarray) -> bool:
-    """Whether the photo (decoded at ``WORK_SIDE``) plainly shows a Harmonies board with its
-    tokens: one found by the cheap first pass (:func:`boards.glance_board`, either side)
-    that passes :func:`shows_tokens`. For telling a player who photographed this board for
-    another game what it is."""
-    specs = [board_spec("A"), board_spec("B")]
-    found = boards.glance_board(photo, specs, boards.HIDDEN_MARGINS_RETRY_BELOW)
-    if found is None:
-        return False
+def has_tokens(photo: np.ndarray, found: boards.Found) -> bool:
+    """Whether a board found in the photo (decoded at ``WORK_SIDE``) holds tokens
+    (:func:`shows_tokens`): what tells a Harmonies board photographed for another game."""
     plane = Plane(photo, found)
     return shows_tokens([read_hex(plane, h) for h in board_hexes(found.spec.name)])
 

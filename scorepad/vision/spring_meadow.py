@@ -358,13 +358,10 @@ def as_seen(printed: list[str], orientation: str) -> list[str]:
     return ["".join(row) for row in grid]
 
 
-def shows_board(photo: np.ndarray) -> bool:
-    """Whether the photo (decoded at ``WORK_SIDE``) plainly shows a Spring Meadow board: one
-    found by the cheap first pass (:func:`boards.glance_board`) with the printed arrow in
-    its title band. For telling a player who photographed this board for another game
-    what it is."""
-    found = boards.glance_board(photo, [SPEC], boards.RETRY_BELOW)
-    return found is not None and arrow_score(Plane(photo, found)) >= MIN_ARROW
+def has_arrow(photo: np.ndarray, found: boards.Found) -> bool:
+    """Whether a board found in the photo (decoded at ``WORK_SIDE``) shows the printed arrow
+    in its title band: what tells a Spring Meadow board photographed for another game."""
+    return arrow_score(Plane(photo, found)) >= MIN_ARROW
 
 
 def analyse(image_bytes: bytes, layout: Any = None) -> Recognition:

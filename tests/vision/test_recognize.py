@@ -131,13 +131,13 @@ def test_another_games_board_is_named_with_a_layout_too(photo):
 
 
 def test_a_sheet_is_never_taken_for_another_games_board(photo):
-    from scorepad.vision import harmonies, spring_meadow
     from scorepad.vision.decode import decode
-    from scorepad.vision.recognize import WORK_SIDE
+    from scorepad.vision.recognize import WORK_SIDE, board_shown
 
     sheet = decode(photo(0).jpeg, WORK_SIDE)
-    assert not harmonies.shows_board(sheet)
-    assert not spring_meadow.shows_board(sheet)
+    assert board_shown(sheet, ["harmonies", "spring-meadow"]) is None
+    assert board_shown(sheet, ["harmonies"]) is None
+    assert board_shown(sheet, ["spring-meadow"]) is None
 
 
 def test_looks_like_sheet_wants_thirty_hexes_five_mountains_outlined(photo):
