@@ -356,7 +356,7 @@ def shows_sheet(photo: np.ndarray) -> bool:
 def board_shown(photo: np.ndarray, games: list[str]) -> str | None:
     """Which of ``games`` (Harmonies, Spring Meadow) has its board plainly in the photo
     (decoded at ``WORK_SIDE``), if any: one cheap look for all their prints at once
-    (:func:`boards.glance_board`, no retries: half the time of one look per game), then
+    (:func:`boards.glance_board`, no retries; cheaper than one look per game), then
     that game's own check of the board found (tokens on the hexes, the arrow in the band),
     at the fit its finder takes a board at."""
     kinds: dict[str, tuple[list[boards.BoardSpec], float, Callable[..., bool]]] = {
@@ -381,7 +381,7 @@ def refuse_other_boards(photo: np.ndarray, game: str) -> None:
     than ``game``'s. Asked only when the photo was not read as ``game``'s: refused, or a
     Sunflower Valley grid that is not a sheet as printed (its cells would otherwise come
     back all doubted, or fitted onto the table's layout, with nothing said of the real
-    mistake). Costs about 0.5-0.7 s of CPU, on those photos only."""
+    mistake). Costs about 0.6-1.1 s of CPU, on those photos only."""
     shown = board_shown(photo, [g for g in ("harmonies", "spring-meadow") if g != game])
     if shown is None and game != sv.NAME and shows_sheet(photo):
         shown = sv.NAME
