@@ -467,9 +467,7 @@ def main() -> None:
     # 2000 TRAIN photos: validation item accuracy of one perceptron was still rising at
     # 1000 (250 / 500 / 1000 / 2000 photos: 96.1 / 96.6 / 97.3 / 97.6 %), wider or deeper
     # perceptrons did not help. VALIDATION photos 0-199 calibrate (docs/vision.md, step 9).
-    parser.add_argument("--train", type=int, default=2000)
-    parser.add_argument("--validation", type=int, default=200)
-    parser.add_argument("--megapixels", type=float, default=3.0)
+    photo_arguments(parser, train=2000)
     parser.add_argument(
         "--threshold-only",
         action="store_true",
@@ -502,6 +500,23 @@ def main() -> None:
     tau = save_with_threshold(model, args.validation, args.megapixels)
     size = MODEL_PATH.stat().st_size // 1024
     print(f"wrote {MODEL_PATH.relative_to(ROOT)} ({size} KB) with threshold {tau:.2f}")
+
+
+def photo_arguments(parser: argparse.ArgumentParser, train: int) -> None:
+    """The photos every training script reads: how many TRAIN photos, how many VALIDATION
+    photos (which calibrate), and their size."""
+    parser.add_argument("--train", type=int, default=train)
+    parser.add_argument("--validation", type=int, default=200)
+    parser.add_argument("--megapixels", type=float, default=3.0)
+
+
+def calibrate_and_save(
+    model: symbols.SymbolModel, val: dict[str, np.ndarray], validation: int, megapixels: float
+) -> None:
+    """How a script that replaced one part of the committed model ends: the sunflower split
+    and trust fitted again with it in place, then the model written with its threshold."""
+    tau = save_with_threshold(fit_calibration(model, val), validation, megapixels)
+    print(f"wrote {MODEL_PATH.relative_to(ROOT)} with threshold {tau:.2f}")
 
 
 def save_with_threshold(model: symbols.SymbolModel, validation: int, megapixels: float) -> float:

@@ -153,9 +153,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     # 4000 TRAIN photos: on held-out VALIDATION photos 200-399 the whole recogniser read
     # 97.88 % of cells right with the network trained on 2000, 98.00 % with 4000.
-    parser.add_argument("--train", type=int, default=4000)
-    parser.add_argument("--validation", type=int, default=200)
-    parser.add_argument("--megapixels", type=float, default=3.0)
+    base.photo_arguments(parser, train=4000)
     parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
@@ -168,9 +166,7 @@ def main() -> None:
     print(
         f"validation accuracy with the perceptron, both stages {base.item_accuracy(model, va):.4f}"
     )
-    model = base.fit_calibration(model, va)
-    tau = base.save_with_threshold(model, args.validation, args.megapixels)
-    print(f"wrote {base.MODEL_PATH.relative_to(base.ROOT)} with threshold {tau:.2f}")
+    base.calibrate_and_save(model, va, args.validation, args.megapixels)
 
 
 if __name__ == "__main__":

@@ -87,18 +87,14 @@ def train_rails(data: dict[str, np.ndarray], seed: int = 0) -> symbols.Perceptro
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     # 2400 TRAIN photos (with 2000: 99.37 % of the validation tracks right, 2400: 99.73 %).
-    parser.add_argument("--train", type=int, default=2400)
-    parser.add_argument("--validation", type=int, default=200)
-    parser.add_argument("--megapixels", type=float, default=3.0)
+    base.photo_arguments(parser, train=2400)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     tr = base.collect(synth.TRAIN, args.train, args.megapixels, "train")
     va = base.collect(synth.VALIDATION, args.validation, args.megapixels, "validation")
     rails = train_rails(tr, args.seed)
     model = symbols.SymbolModel(**{**symbols.load().__dict__, "rails": rails})
-    model = base.fit_calibration(base.calibrate_rails(model, va), va)
-    tau = base.save_with_threshold(model, args.validation, args.megapixels)
-    print(f"wrote {base.MODEL_PATH.relative_to(base.ROOT)} with threshold {tau:.2f}")
+    base.calibrate_and_save(base.calibrate_rails(model, va), va, args.validation, args.megapixels)
 
 
 if __name__ == "__main__":
