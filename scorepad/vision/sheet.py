@@ -23,6 +23,11 @@ FIND_SIDE = 960  # long side of the copy used to find the outline
 REFINE = True
 #: Lab gradients (Sobel) that count as a sharp colour step (the paper's edge)
 SMOOTH_STEPS = (25.0, 40.0, 60.0)
+#: The printed header band's thickness in heights of the sheet below it, and the paper
+#: beyond it in band thicknesses (the print: a band 95 units thick, 30 units in from the top
+#: edge, of a sheet 1410 units high).
+HEADER_BAND = 95 / 1285
+HEADER_MARGIN = 30 / 95
 
 
 @dataclass(frozen=True)
@@ -34,13 +39,17 @@ class Rectified:
     corners: np.ndarray  # 4x2 in the photo: top-left, top-right, bottom-right, bottom-left
 
 
-def candidate_outlines(rgb: np.ndarray, limit: int = 6) -> list[np.ndarray]:
+def candidate_outlines(
+    rgb: np.ndarray, limit: int = 6, header_band: bool = True
+) -> list[np.ndarray]:
     """Quadrilaterals (photo pixels) that may be the sheet, most likely first.
 
     Two ways to cut the paper out of the table: thresholds on whiteness (bright and grey),
     and flood fills from bright grey seeds that follow slow changes of light but stop at
     the paper's edge. Each outline is scored by its size and how well it fills its four
-    corners; the caller verifies them in turn."""
+    corners; the caller verifies them in turn. With ``header_band``, an outline that stops
+    at the header band's inner edge is followed by the same outline taken out past the band
+    (:func:`beyond_header`)."""
     h, w = rgb.shape[:2]
     scale = FIND_SIDE / max(h, w)
     small = cv2.resize(rgb, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
@@ -84,9 +93,7 @@ def candidate_outlines(rgb: np.ndarray, limit: int = 6) -> list[np.ndarray]:
             fill = area / max(cv2.contourArea(quad.astype(np.float32)), 1.0)
             scored.append((area * min(fill, 1 / fill) ** 4, quad))
     scored.sort(key=lambda t: -t[0])
-    edges = cv2.Canny(cv2.cvtColor(small, cv2.COLOR_RGB2GRAY), 30, 90)
-    ys, xs = np.nonzero(edges)
-    points = np.stack([xs, ys], axis=1).astype(np.float64)
+    edges, points = paper_edges(small)
     unique: list[np.ndarray] = []
     for _, quad in scored:  # refined one by one, until enough different ones are found
         if REFINE:
@@ -97,12 +104,85 @@ def candidate_outlines(rgb: np.ndarray, limit: int = 6) -> list[np.ndarray]:
             break
     out = []
     for q in unique:
+        beyond = beyond_header(small, q, edges, points) if header_band else None
+        if beyond is not None:
+            out.append(beyond / scale)
         out.append(q / scale)
         # The margin beside the header band is thin and can be lost: the same outline grown
         # a little is tried next, so the band falls inside it.
         centre = q.mean(axis=0)
         out.append((centre + (q - centre) * 1.12) / scale)
     return out
+
+
+def paper_edges(small: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Edge map (Canny) of the small blurred copy, and its edge pixels as (x, y) rows."""
+    edges = cv2.Canny(cv2.cvtColor(small, cv2.COLOR_RGB2GRAY), 30, 90)
+    ys, xs = np.nonzero(edges)
+    return edges, np.stack([xs, ys], axis=1).astype(np.float64)
+
+
+def beyond_header(
+    small: np.ndarray, quad: np.ndarray, edges: np.ndarray, points: np.ndarray, n: int = 256
+) -> np.ndarray | None:
+    """The outline taken out past a header band lying just outside one of its sides, or None.
+
+    The paper regions stop at the solid header band, and the paper beyond it is a thin strip
+    that a shadow or blur merges into the table: such an outline leaves the header out, and
+    the sheet is read upside down or sideways (validation photos 237, 294 and 373). The band
+    shows, outward from the side, as rows of solid colour right across about as thick as the
+    printed band, then a gap of paper; the side is moved past it by the printed margin and
+    snapped onto the paper's edge (:func:`refine_quad`)."""
+    corners = order_corners(quad)
+    unit = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float64)
+    to_quad = cv2.getPerspectiveTransform(unit.astype(np.float32), corners.astype(np.float32))
+    reach = 0.2  # the canvas shows this far round the outline, in outline widths
+    step = (1 + 2 * reach) / n
+    canvas_to_unit = np.array([[step, 0, -reach], [0, step, -reach], [0, 0, 1]])
+    canvas = cv2.warpPerspective(
+        small, to_quad @ canvas_to_unit, (n, n), flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP
+    )
+    solid = solid_colour(canvas)
+    outside = round(reach / (1 + 2 * reach) * n)  # canvas rows outside each side
+    inner = n - 2 * outside  # canvas rows across the outline
+    across = slice(outside + inner // 8, n - outside - inner // 8)
+    found: list[tuple[float, int, float]] = []
+    for side in range(4):  # np.rot90 by ``side`` brings that side to the top
+        rows = np.rot90(solid, k=side)[:outside, across].mean(axis=1)[::-1]  # outward
+        band = _band(rows, inner)
+        if band is not None:
+            start, end = band
+            distance = (end + 1 + HEADER_MARGIN * (end - start + 1)) / inner
+            found.append((float(rows[start : end + 1].mean()), side, distance))
+    if not found:
+        return None
+    _, side, distance = max(found)
+    ends, axis, outward = _SIDES[side]
+    moved = unit.copy()
+    moved[ends, axis] += outward * distance
+    out = cv2.perspectiveTransform(moved.reshape(-1, 1, 2), to_quad).reshape(4, 2)
+    return refine_quad(edges, out, points=points)
+
+
+#: Each side of the unit square: its two corners, the axis across it and which way is out.
+_SIDES = (([0, 1], 1, -1), ([1, 2], 0, 1), ([2, 3], 1, 1), ([3, 0], 0, -1))
+
+
+def _band(rows: np.ndarray, inner: int) -> tuple[int, int] | None:
+    """First and last row (counted outward from the side) of a header band in the solid
+    colour rows outside a side: starting at the side, about the printed band's thickness,
+    then two rows of paper."""
+    start = next((r for r in range(4) if rows[r] >= 0.35), None)  # the title text thins rows
+    if start is None:
+        return None
+    end = start
+    while end + 1 < len(rows) and rows[end + 1] >= 0.35:
+        end += 1
+    thickness = (end - start + 1) / inner
+    gap = rows[end + 1 : end + 3]
+    if not 0.6 <= thickness / HEADER_BAND <= 1.5 or len(gap) < 2 or gap.max() >= 0.25:
+        return None
+    return start, end
 
 
 def _flood_masks(small: np.ndarray, whiteness: np.ndarray) -> list[np.ndarray]:
