@@ -38,6 +38,12 @@ WELL_FOUND = 0.9
 #: A hex next to a group short of 30 joins it when its print fill (share of its inner
 #: points on print colour) is above RECOVER_FILL and at least RECOVER_SIDES sides are outlined.
 RECOVER_FILL, RECOVER_SIDES = 0.85, 2
+#: Every printed hex is filled (an area's colour or a mountain): a hex whose inner points
+#: are bare paper is not one, however outlined it looks (on a blurred sheet the outline
+#: map's noise floor passes blank paper as outlined).
+PAPER_FILL = 0.3
+#: Print colour: channels differing by this much, relative to the paper's white.
+PRINT_CHROMA = 0.05
 
 V = TypeVar("V")
 
@@ -390,21 +396,27 @@ def refine(edges: np.ndarray, lattice: Lattice, p: Probe, strong: np.ndarray) ->
 
 
 def print_map(sheet: np.ndarray) -> np.ndarray:
-    """1 where the sheet shows print colour (saturated, or clearly darker than the paper
-    around it), 0 on bare paper."""
+    """1 where the sheet shows print colour (saturated, coloured against the paper nearby,
+    or clearly darker than it), 0 on bare paper. The colour against the paper (each channel
+    divided by the brightest within about 50 px) keeps a pale print under a colour cast
+    (pink in cyan light), which is not saturated; the middle of a large hex still relies
+    on its saturation."""
     hsv = cv2.cvtColor(sheet, cv2.COLOR_RGB2HSV)
     value = hsv[..., 2].astype(np.float32)
-    white = cv2.dilate(cv2.resize(value, None, fx=0.25, fy=0.25), np.ones((25, 25), np.uint8))
+    white = cv2.dilate(cv2.resize(sheet, None, fx=0.25, fy=0.25), np.ones((25, 25), np.uint8))
     white = cv2.resize(cv2.GaussianBlur(white, (0, 0), 4), (value.shape[1], value.shape[0]))
-    colour = (hsv[..., 1] > 60) | (value < 0.8 * white)
+    ratio = sheet.astype(np.float32) / np.maximum(white.astype(np.float32), 1.0)
+    tinted = ratio.max(axis=2) - ratio.min(axis=2) > PRINT_CHROMA
+    colour = (hsv[..., 1] > 60) | tinted | (value < 0.8 * white.max(axis=2))
     return cv2.blur(colour.astype(np.float32), (5, 5))
 
 
 def printed_cells(
     edges: np.ndarray, lattice: Lattice, top: float, bottom: float, printed: np.ndarray
 ) -> Grid:
-    """The hexes with a printed outline (nearly) all round, or a printed fill and part of
-    an outline, as one connected group; the lattice is refined on them first."""
+    """The hexes with a printed outline (nearly) all round and some print colour inside, or
+    a printed fill and part of an outline, as one connected group; the lattice is refined
+    on them first."""
     for _ in range(3):
         p = _candidates(edges, lattice, top, bottom)
         strength = _support(edges, lattice, p)
@@ -417,15 +429,17 @@ def printed_cells(
     support = (strength > 0.35 * level).sum(axis=1)
     inner = p.centres[:, None, :] + 0.45 * (p.sides - p.centres[:, None, :])
     fill = sample(printed, lattice.to_image(np.concatenate([inner, p.centres[:, None]], axis=1)))
-    filled = fill.mean(axis=1) > 0.85
+    share = fill.mean(axis=1)
     chosen = {
-        hx for hx, n, f in zip(p.hexes, support, filled, strict=True) if n >= 5 or (n >= 3 and f)
+        hx
+        for hx, n, f in zip(p.hexes, support, share, strict=True)
+        if (n >= 5 and f > PAPER_FILL) or (n >= 3 and f > 0.85)
     }
     if not chosen:
         raise PhotoError("no hex grid found on the sheet")
     group = max(components(chosen), key=len)
     if len(group) < SHEET_HEXES:
-        group = recover(group, p.hexes, support, fill.mean(axis=1))
+        group = recover(group, p.hexes, support, share)
     mapping = normal_map(group, lattice.orientation)
     support_of = dict(zip(p.hexes, support / 6.0, strict=True))
     return Grid(

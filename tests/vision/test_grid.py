@@ -13,7 +13,14 @@ from scorepad.hexgrid import Hex, Orientation, neighbors
 from scorepad.vision import sheet as sheet_finder
 from scorepad.vision import synth
 from scorepad.vision.decode import PhotoError, decode
-from scorepad.vision.lattice import Grid, find_grid, normalise_hexes, ranked, recover
+from scorepad.vision.lattice import (
+    Grid,
+    find_grid,
+    normalise_hexes,
+    print_map,
+    ranked,
+    recover,
+)
 from scorepad.vision.recognize import WORK_SIDE, layout_shape, locate, trim
 from scorepad.vision.sheet import (
     SHEET_HEIGHT,
@@ -165,6 +172,19 @@ def test_an_outline_stopping_at_the_header_band_is_taken_out_past_it(turn):
     assert beyond_header(small, quad, edges, points) is None
 
 
+def test_a_pale_print_under_a_colour_cast_is_print_colour_and_the_paper_is_not():
+    # Pale pink printed on cream paper, both under a cyan cast: the pink is not saturated
+    # and hardly darker than the paper, but it is coloured against the paper next to it
+    # (a patch the size of a small printed hex).
+    cast = np.array([0.85, 1.0, 1.0])
+    sheet = np.empty((400, 400, 3), np.float64)
+    sheet[:] = np.array([250, 248, 240]) * cast
+    sheet[160:240, 160:240] = np.array([240, 190, 210]) * cast
+    printed_ = print_map(sheet.round().astype(np.uint8))
+    assert printed_[165:235, 165:235].min() == 1.0
+    assert printed_[:150].max() == 0.0 and printed_[250:].max() == 0.0
+
+
 def test_a_group_short_of_a_sheet_recovers_filled_neighbours_up_to_thirty():
     block = [Hex(q, r) for q in range(6) for r in range(5)]  # 30 hexes, one compact block
     found = set(block[:-3])
@@ -188,6 +208,7 @@ def test_a_group_short_of_a_sheet_recovers_filled_neighbours_up_to_thirty():
         296,  # shadow across the sheet: the strongest lattice reading is a false one
         237,  # the paper regions stop at the header band (on the right): sideways before
         373,  # the same, header on top: read upside down before
+        210,  # blurred: blank paper looked outlined all round (a wrong lattice of 33 hexes)
     ],
 )
 def test_grid_of_a_hard_validation_photo(index):
