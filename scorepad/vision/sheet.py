@@ -102,11 +102,15 @@ def candidate_outlines(
             unique.append(quad)
         if len(unique) == limit:
             break
+    near = cv2.distanceTransform((edges == 0).astype(np.uint8), cv2.DIST_L2, 3) <= 2
     out = []
     for q in unique:
         beyond = beyond_header(small, q, edges, points) if header_band else None
         if beyond is not None:
             out.append(beyond / scale)
+        mended = mend_side(near, q)
+        if mended is not None:
+            out.append(refine_quad(edges, mended, points=points) / scale)
         out.append(q / scale)
         # The margin beside the header band is thin and can be lost: the same outline grown
         # a little is tried next, so the band falls inside it.
@@ -183,6 +187,46 @@ def _band(rows: np.ndarray, inner: int) -> tuple[int, int] | None:
     if not 0.6 <= thickness / HEADER_BAND <= 1.5 or len(gap) < 2 or gap.max() >= 0.25:
         return None
     return start, end
+
+
+def on_edge(near: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Share of each segment ``a``-``b`` (rows of points, or one point) lying on an edge
+    (``near``: within 2 px of one), its ends left out."""
+    along = np.linspace(0.05, 0.95, 60)[:, None]
+    points = a[..., None, :] + along * (b - a)[..., None, :]
+    h, w = near.shape
+    x = np.clip(np.round(points[..., 0]).astype(int), 0, w - 1)
+    y = np.clip(np.round(points[..., 1]).astype(int), 0, h - 1)
+    return near[y, x].mean(axis=-1)
+
+
+def mend_side(near: np.ndarray, quad: np.ndarray) -> np.ndarray | None:
+    """The outline with its one side off the paper's edge moved onto it, or None.
+
+    A shadow across a sheet's edge can carry a paper region out into the table at one
+    corner: three sides lie on the paper's edges and the fourth crosses the table
+    (validation photo 2). Its two corners slide along the good sides' lines to where the
+    side lies on an edge again; of the nearly best placings the outermost is kept (the
+    printed header band and the hexes make straight edges inside the paper too)."""
+    corners = order_corners(quad)
+    shares = [float(on_edge(near, corners[k], corners[(k + 1) % 4])) for k in range(4)]
+    weak = [k for k in range(4) if shares[k] < 0.3]
+    if len(weak) != 1 or min(shares[k] for k in range(4) if k != weak[0]) < 0.7:
+        return None
+    k = weak[0]
+    a, b = corners[k], corners[(k + 1) % 4]
+    from_a, from_b = corners[k - 1], corners[(k + 2) % 4]  # the good sides' far corners
+    reach = np.linspace(0.6, 1.15, 56)  # along each good side, 1 at the present corner
+    ends_a = from_a + reach[:, None] * (a - from_a)
+    ends_b = from_b + reach[:, None] * (b - from_b)
+    shares_ab = on_edge(near, ends_a[:, None, :], ends_b[None, :, :])  # (56, 56)
+    if shares_ab.max() < 0.8:
+        return None
+    good = np.argwhere(shares_ab >= shares_ab.max() - 0.05)
+    i, j = max(good, key=lambda ij: reach[ij[0]] + reach[ij[1]])
+    mended = corners.copy()
+    mended[k], mended[(k + 1) % 4] = ends_a[i], ends_b[j]
+    return mended
 
 
 def _flood_masks(small: np.ndarray, whiteness: np.ndarray) -> list[np.ndarray]:

@@ -27,8 +27,10 @@ from scorepad.vision.sheet import (
     SHEET_WIDTH,
     beyond_header,
     candidate_outlines,
+    mend_side,
     order_corners,
     paper_edges,
+    refine_quad,
 )
 
 
@@ -172,6 +174,23 @@ def test_an_outline_stopping_at_the_header_band_is_taken_out_past_it(turn):
     assert beyond_header(small, quad, edges, points) is None
 
 
+def test_an_outline_with_one_side_across_the_table_is_mended():
+    # A shadow can carry a paper region out into the table at one corner (validation photo
+    # 2): three sides lie on the paper's edges, the fourth crosses the table.
+    sheet = printed(100_002).image
+    quad = np.array([[300, 130], [640, 160], [620, 640], [270, 610]], np.float64)
+    photo, _m = on_a_table(sheet, quad)
+    small = cv2.GaussianBlur(photo, (3, 3), 0)
+    edges, points = paper_edges(small)
+    near = cv2.distanceTransform((edges == 0).astype(np.uint8), cv2.DIST_L2, 3) <= 2
+    astray = quad.copy()
+    astray[2] = quad[1] + 1.2 * (quad[2] - quad[1])  # 96 px on down the right edge's line
+    mended = mend_side(near, astray)
+    assert mended is not None
+    assert np.abs(order_corners(refine_quad(edges, mended, points=points)) - quad).max() < 3
+    assert mend_side(near, quad) is None  # every side on the paper's edge: nothing to mend
+
+
 def test_a_pale_print_under_a_colour_cast_is_print_colour_and_the_paper_is_not():
     # Pale pink printed on cream paper, both under a cyan cast: the pink is not saturated
     # and hardly darker than the paper, but it is coloured against the paper next to it
@@ -209,6 +228,7 @@ def test_a_group_short_of_a_sheet_recovers_filled_neighbours_up_to_thirty():
         237,  # the paper regions stop at the header band (on the right): sideways before
         373,  # the same, header on top: read upside down before
         210,  # blurred: blank paper looked outlined all round (a wrong lattice of 33 hexes)
+        2,  # a shadow carried the paper region out into the table at one corner
     ],
 )
 def test_grid_of_a_hard_validation_photo(index):
