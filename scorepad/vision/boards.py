@@ -177,7 +177,7 @@ def board_outlines(
     found."""
     quads = list(light_regions(photo) if regions is None else regions)
     if sheet_finder:
-        quads += [order_corners(q) for q in candidate_outlines(photo, 6, header_band=False)]
+        quads += [order_corners(q) for q in candidate_outlines(photo, 6, repair=False)]
     unique: list[FloatArray] = []
     for q in quads:
         if all(np.abs(q - u).max() > 0.01 * max(photo.shape) for u in unique):

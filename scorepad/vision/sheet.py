@@ -39,17 +39,15 @@ class Rectified:
     corners: np.ndarray  # 4x2 in the photo: top-left, top-right, bottom-right, bottom-left
 
 
-def candidate_outlines(
-    rgb: np.ndarray, limit: int = 6, header_band: bool = True
-) -> list[np.ndarray]:
+def candidate_outlines(rgb: np.ndarray, limit: int = 6, repair: bool = True) -> list[np.ndarray]:
     """Quadrilaterals (photo pixels) that may be the sheet, most likely first.
 
     Two ways to cut the paper out of the table: thresholds on whiteness (bright and grey),
     and flood fills from bright grey seeds that follow slow changes of light but stop at
     the paper's edge. Each outline is scored by its size and how well it fills its four
-    corners; the caller verifies them in turn. With ``header_band``, an outline that stops
-    at the header band's inner edge is followed by the same outline taken out past the band
-    (:func:`beyond_header`)."""
+    corners; the caller verifies them in turn. With ``repair`` (a Sunflower Valley sheet),
+    each outline is preceded by its repairs: taken out past a header band just outside it
+    (:func:`beyond_header`) and with one side across the table mended (:func:`mend_side`)."""
     h, w = rgb.shape[:2]
     scale = FIND_SIDE / max(h, w)
     small = cv2.resize(rgb, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
@@ -102,15 +100,11 @@ def candidate_outlines(
             unique.append(quad)
         if len(unique) == limit:
             break
-    near = cv2.distanceTransform((edges == 0).astype(np.uint8), cv2.DIST_L2, 3) <= 2
+    near = near_edges(edges)
     out = []
     for q in unique:
-        beyond = beyond_header(small, q, edges, points) if header_band else None
-        if beyond is not None:
-            out.append(beyond / scale)
-        mended = mend_side(near, q)
-        if mended is not None:
-            out.append(refine_quad(edges, mended, points=points) / scale)
+        if repair:
+            out += [r / scale for r in _repairs(small, q, edges, points, near)]
         out.append(q / scale)
         # The margin beside the header band is thin and can be lost: the same outline grown
         # a little is tried next, so the band falls inside it.
@@ -119,11 +113,26 @@ def candidate_outlines(
     return out
 
 
+def _repairs(
+    small: np.ndarray, quad: np.ndarray, edges: np.ndarray, points: np.ndarray, near: np.ndarray
+) -> list[np.ndarray]:
+    """The outline taken out past a header band, and with one side mended, where they apply."""
+    beyond = beyond_header(small, quad, edges, points)
+    mended = mend_side(near, quad)
+    out = [] if beyond is None else [beyond]
+    return out + ([] if mended is None else [refine_quad(edges, mended, points=points)])
+
+
 def paper_edges(small: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Edge map (Canny) of the small blurred copy, and its edge pixels as (x, y) rows."""
     edges = cv2.Canny(cv2.cvtColor(small, cv2.COLOR_RGB2GRAY), 30, 90)
     ys, xs = np.nonzero(edges)
     return edges, np.stack([xs, ys], axis=1).astype(np.float64)
+
+
+def near_edges(edges: np.ndarray) -> np.ndarray:
+    """True within 2 px of an edge pixel: where a side lying on the paper's edge falls."""
+    return cv2.distanceTransform((edges == 0).astype(np.uint8), cv2.DIST_L2, 3) <= 2
 
 
 def beyond_header(

@@ -28,6 +28,7 @@ from scorepad.vision.sheet import (
     beyond_header,
     candidate_outlines,
     mend_side,
+    near_edges,
     order_corners,
     paper_edges,
     refine_quad,
@@ -182,7 +183,7 @@ def test_an_outline_with_one_side_across_the_table_is_mended():
     photo, _m = on_a_table(sheet, quad)
     small = cv2.GaussianBlur(photo, (3, 3), 0)
     edges, points = paper_edges(small)
-    near = cv2.distanceTransform((edges == 0).astype(np.uint8), cv2.DIST_L2, 3) <= 2
+    near = near_edges(edges)
     astray = quad.copy()
     astray[2] = quad[1] + 1.2 * (quad[2] - quad[1])  # 96 px on down the right edge's line
     mended = mend_side(near, astray)
