@@ -100,10 +100,10 @@ def candidate_outlines(rgb: np.ndarray, limit: int = 6, repair: bool = True) -> 
             unique.append(quad)
         if len(unique) == limit:
             break
-    near = near_edges(edges)
+    near = near_edges(edges) if repair else None
     out = []
     for q in unique:
-        if repair:
+        if near is not None:
             out += [r / scale for r in _repairs(small, q, edges, points, near)]
         out.append(q / scale)
         # The margin beside the header band is thin and can be lost: the same outline grown
@@ -213,14 +213,15 @@ def mend_side(near: np.ndarray, quad: np.ndarray) -> np.ndarray | None:
     """The outline with its one side off the paper's edge moved onto it, or None.
 
     A shadow across a sheet's edge can carry a paper region out into the table at one
-    corner: three sides lie on the paper's edges and the fourth crosses the table
-    (validation photo 2). Its two corners slide along the good sides' lines to where the
-    side lies on an edge again; of the nearly best placings the outermost is kept (the
-    printed header band and the hexes make straight edges inside the paper too)."""
+    corner, or cut one off: three sides lie on the paper's edges (85 % of their length or
+    more) and the fourth does not (under 70 %; validation photos 2 and 433). Its two corners
+    slide along the good sides' lines to where the side lies on an edge again; of the nearly
+    best placings the outermost is kept (the printed header band and the hexes make straight
+    edges inside the paper too)."""
     corners = order_corners(quad)
     shares = [float(on_edge(near, corners[k], corners[(k + 1) % 4])) for k in range(4)]
-    weak = [k for k in range(4) if shares[k] < 0.3]
-    if len(weak) != 1 or min(shares[k] for k in range(4) if k != weak[0]) < 0.7:
+    weak = [k for k in range(4) if shares[k] < 0.7]
+    if len(weak) != 1 or min(shares[k] for k in range(4) if k != weak[0]) < 0.85:
         return None
     k = weak[0]
     a, b = corners[k], corners[(k + 1) % 4]
@@ -229,8 +230,8 @@ def mend_side(near: np.ndarray, quad: np.ndarray) -> np.ndarray | None:
     ends_a = from_a + reach[:, None] * (a - from_a)
     ends_b = from_b + reach[:, None] * (b - from_b)
     shares_ab = on_edge(near, ends_a[:, None, :], ends_b[None, :, :])  # (56, 56)
-    if shares_ab.max() < 0.8:
-        return None
+    if shares_ab.max() < max(0.8, shares[k] + 0.2):
+        return None  # no clearly better placing
     good = np.argwhere(shares_ab >= shares_ab.max() - 0.05)
     i, j = max(good, key=lambda ij: reach[ij[0]] + reach[ij[1]])
     mended = corners.copy()

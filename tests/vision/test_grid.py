@@ -175,9 +175,16 @@ def test_an_outline_stopping_at_the_header_band_is_taken_out_past_it(turn):
     assert beyond_header(small, quad, edges, points) is None
 
 
-def test_an_outline_with_one_side_across_the_table_is_mended():
-    # A shadow can carry a paper region out into the table at one corner (validation photo
-    # 2): three sides lie on the paper's edges, the fourth crosses the table.
+@pytest.mark.parametrize(
+    ("corner", "towards", "reach"),
+    [
+        (2, 1, 1.2),  # 96 px on down the right edge's line: the bottom side crosses the table
+        (0, 3, 0.88),  # 57 px short up the left edge: the top side cuts the corner off
+    ],
+)
+def test_an_outline_with_one_side_off_the_paper_edge_is_mended(corner, towards, reach):
+    # A shadow can carry a paper region out into the table at one corner, or cut one off
+    # (validation photos 2 and 433): three sides lie on the paper's edges, the fourth not.
     sheet = printed(100_002).image
     quad = np.array([[300, 130], [640, 160], [620, 640], [270, 610]], np.float64)
     photo, _m = on_a_table(sheet, quad)
@@ -185,7 +192,7 @@ def test_an_outline_with_one_side_across_the_table_is_mended():
     edges, points = paper_edges(small)
     near = near_edges(edges)
     astray = quad.copy()
-    astray[2] = quad[1] + 1.2 * (quad[2] - quad[1])  # 96 px on down the right edge's line
+    astray[corner] = quad[towards] + reach * (quad[corner] - quad[towards])
     mended = mend_side(near, astray)
     assert mended is not None
     assert np.abs(order_corners(refine_quad(edges, mended, points=points)) - quad).max() < 3
@@ -230,6 +237,7 @@ def test_a_group_short_of_a_sheet_recovers_filled_neighbours_up_to_thirty():
         373,  # the same, header on top: read upside down before
         210,  # blurred: blank paper looked outlined all round (a wrong lattice of 33 hexes)
         2,  # a shadow carried the paper region out into the table at one corner
+        433,  # a shadow cut a corner off the paper region
     ],
 )
 def test_grid_of_a_hard_validation_photo(index):
