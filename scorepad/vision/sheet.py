@@ -116,11 +116,10 @@ def candidate_outlines(rgb: np.ndarray, limit: int = 6, repair: bool = True) -> 
 def _repairs(
     small: np.ndarray, quad: np.ndarray, edges: np.ndarray, points: np.ndarray, near: np.ndarray
 ) -> list[np.ndarray]:
-    """The outline taken out past a header band, and with one side mended, where they apply."""
-    beyond = beyond_header(small, quad, edges, points)
-    mended = mend_side(near, quad)
-    out = [] if beyond is None else [beyond]
-    return out + ([] if mended is None else [refine_quad(edges, mended, points=points)])
+    """The outline taken out past a header band, and with one side mended, where they apply,
+    each snapped onto the paper's edges (:func:`refine_quad`)."""
+    repaired = [beyond_header(small, quad), mend_side(near, quad)]
+    return [refine_quad(edges, q, points=points) for q in repaired if q is not None]
 
 
 def paper_edges(small: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -135,17 +134,15 @@ def near_edges(edges: np.ndarray) -> np.ndarray:
     return cv2.distanceTransform((edges == 0).astype(np.uint8), cv2.DIST_L2, 3) <= 2
 
 
-def beyond_header(
-    small: np.ndarray, quad: np.ndarray, edges: np.ndarray, points: np.ndarray, n: int = 256
-) -> np.ndarray | None:
+def beyond_header(small: np.ndarray, quad: np.ndarray, n: int = 256) -> np.ndarray | None:
     """The outline taken out past a header band lying just outside one of its sides, or None.
 
     The paper regions stop at the solid header band, and the paper beyond it is a thin strip
     that a shadow or blur merges into the table: such an outline leaves the header out, and
     the sheet is read upside down or sideways (validation photos 237, 294 and 373). The band
     shows, outward from the side, as rows of solid colour right across about as thick as the
-    printed band, then a gap of paper; the side is moved past it by the printed margin and
-    snapped onto the paper's edge (:func:`refine_quad`)."""
+    printed band, then a gap of paper; the side is moved past it by the printed margin (the
+    caller snaps it onto the paper's edge)."""
     corners = order_corners(quad)
     unit = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float64)
     to_quad = cv2.getPerspectiveTransform(unit.astype(np.float32), corners.astype(np.float32))
@@ -173,8 +170,7 @@ def beyond_header(
     ends, axis, outward = _SIDES[side]
     moved = unit.copy()
     moved[ends, axis] += outward * distance
-    out = cv2.perspectiveTransform(moved.reshape(-1, 1, 2), to_quad).reshape(4, 2)
-    return refine_quad(edges, out, points=points)
+    return cv2.perspectiveTransform(moved.reshape(-1, 1, 2), to_quad).reshape(4, 2)
 
 
 #: Each side of the unit square: its two corners, the axis across it and which way is out.
