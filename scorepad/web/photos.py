@@ -87,7 +87,8 @@ def _read(data: bytes, game: str, function: str, hints: dict[str, Any]) -> dict[
     try:
         found: dict[str, Any] = getattr(recognize, function)(data, game=game, **hints)
     except PhotoError as err:
-        raise PhotoRefused(gettext("The photo could not be read: %(why)s", why=str(err))) from None
+        why = sentence(str(err))
+        raise PhotoRefused(gettext("The photo could not be read: %(why)s", why=why)) from None
     except BoardError as err:
         raise PhotoRefused(sentence(err.problems[0])) from None
     except Exception:  # a recogniser bug on an odd photo: logged, and the page stays usable

@@ -128,6 +128,14 @@ WORDS = (
     N_("Example layout (invented; not one of the 8 printed board sides)"),
 )
 
+#: What a photo shows, as the vision layer names it when it refuses another game's sheet or
+#: board (``scorepad.vision.recognize.SHOWS``).
+BOARDS = (
+    N_("a Sunflower Valley sheet"),
+    N_("a Harmonies board"),
+    N_("a Spring Meadow board"),
+)
+
 #: Harmonies animal cards by the first name the catalogue gives them.
 ANIMALS = (
     N_("alligator"),
@@ -199,7 +207,7 @@ COLOURS = (
     NP_("token", "red"),
 )
 
-_PLAIN = frozenset((*TITLES, *CATEGORIES, *WORDS, *ANIMALS, *SPIRITS))
+_PLAIN = frozenset((*TITLES, *CATEGORIES, *WORDS, *BOARDS, *ANIMALS, *SPIRITS))
 _WITH_CONTEXT = frozenset(COLOURS)
 
 
@@ -380,6 +388,43 @@ SENTENCES = (
         "player %(name)s, 'jewel_energy': %(n)s energy on the Jewel of the Ancients, but the "
         "Jewel is not in play"
     ),
+    # scorepad.vision: why a photo is refused (the web layer wraps these in "The photo
+    # could not be read: ..."). The specific "damaged" reason comes before the general one.
+    N_("the photo is too large (%(n)s MB; at most %(m)s MB)"),
+    N_("the file is empty or is not an image"),
+    N_("the file is not a JPEG, PNG or WebP image"),
+    N_("the file is not a JPEG, PNG or WebP image (HEIC needs the pillow-heif plug-in)"),
+    N_("the photo has too many pixels (at most %(n)s MP)"),
+    N_("the photo has too many pixels (%(w)sx%(h)s; at most %(n)s MP)"),
+    N_("the photo is too small (%(w)sx%(h)s); take it closer"),
+    N_("the image is damaged or truncated (its lower part is missing)"),
+    N_("the image is damaged or truncated (%(detail)s)"),
+    N_("no sheet found in the photo: photograph the whole sheet, flat, on a darker table"),
+    N_("no sheet found in the photo: the printed header is not visible"),
+    N_("no hex grid found on the sheet"),
+    N_(
+        "no %(game)s board found in the photo: photograph the whole board from above, on a "
+        "darker table"
+    ),
+    N_(
+        "no Harmonies board found in the photo: what looks like a board shows no tokens on "
+        "its hexes (photograph a Harmonies board with its tokens)"
+    ),
+    N_(
+        "no Spring Meadow board found in the photo: what looks like a board has no arrow in "
+        "its title band (photograph a Spring Meadow mountain board)"
+    ),
+    N_(
+        "the board in the photo is side %(other)s, but this table plays side %(side)s: "
+        "photograph side %(side2)s or start a table for side %(other2)s"
+    ),
+    N_("unknown board side %(side)s; Harmonies boards have sides A and B"),
+    N_("a Harmonies board has no layout to read: its sides A and B are fixed"),
+    N_("recognising %(name)s photos is not supported (only %(names)s)"),
+    N_(
+        "the photo shows %(board)s, not %(board2)s: photograph %(board3)s, or score it at a "
+        "%(game)s table"
+    ),
 )
 
 _PLACEHOLDER = re.compile(r"%\((\w+)\)s")
@@ -425,6 +470,8 @@ _KINDS: dict[str, Callable[[str], str | None]] = {
     "tokens": lambda v: _colours("token", v, ", "),
     "stack": lambda v: term(v) if v == "an empty hex" else _colours("token", v, "-"),
     "area": lambda v: _colours("area", v, ""),
+    "game": lambda v: _phrase(v),
+    "board": lambda v: _phrase(v),
 }
 
 

@@ -9,6 +9,7 @@ reasons) are produced by running the engines, so a new or reworded sentence fail
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import itertools
 import re
@@ -32,6 +33,7 @@ from scorepad.games import harmonies as hm
 from scorepad.games import seasons as ss
 from scorepad.games import spring_meadow as sm
 from scorepad.games import sunflower_valley as sv
+from scorepad.vision import recognize as rec
 from scorepad.web import vocab
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -482,6 +484,90 @@ def test_engine_warnings_tiebreaks_and_reasons_are_translated(russian: None) -> 
         translated = vocab.sentence(s)
         english = re.findall(r"\b(the|and|on|of|in|but|per|player|tied|ahead)\b", translated)
         assert not english, (s, translated)
+
+
+#: What the expressions in the vision layer's refusals (its f-strings) can stand for, so that
+#: every refusal can be written out as a photo would produce it. A new expression fails
+#: :func:`vision_refusals` until it is given its values here.
+VISION_VALUES: dict[str, list[str]] = {
+    "game": ["Harmonies", "Spring Meadow"],  # boards.no_board
+    "len(data) // 2 ** 20": ["31"],
+    "MAX_BYTES // 2 ** 20": ["30"],
+    "hint": ["", " (HEIC needs the pillow-heif plug-in)"],
+    "MAX_PIXELS // 10 ** 6": ["60"],
+    "width": ["4000"],
+    "height": ["3000"],
+    "_first_line(err)": ["broken data stream when reading image file"],
+    "side!r": ["'C'"],
+    "side": ["A", "B"],
+    "other": ["B", "A"],
+    "game!r": ["'seasons'"],
+    "', '.join(SUPPORTED)": ["sunflower-valley, harmonies, spring-meadow"],
+    "seen": [shown for shown, _ in rec.SHOWS.values()],
+    "wanted": [shown for shown, _ in rec.SHOWS.values()],
+    "title": [title for _, title in rec.SHOWS.values()],
+}
+
+
+def _written_out(node: ast.expr) -> list[str]:
+    """Every text a refusal's first argument (a literal or an f-string) can come out as."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    assert isinstance(node, ast.JoinedStr), ast.unparse(node)
+    options = []
+    for part in node.values:
+        if isinstance(part, ast.Constant):
+            options.append([str(part.value)])
+            continue
+        assert isinstance(part, ast.FormattedValue)
+        key = ast.unparse(part.value) + ("!r" if part.conversion == ord("r") else "")
+        assert key in VISION_VALUES, f"give {key!r} its values in VISION_VALUES"
+        options.append(VISION_VALUES[key])
+    return ["".join(pieces) for pieces in itertools.product(*options)]
+
+
+def vision_refusals() -> list[str]:
+    """What ``scorepad.vision`` says when it refuses a photo: the first argument of every
+    ``PhotoError``/``OtherBoard`` it raises (and the ``problem`` it keeps for one), written
+    out with :data:`VISION_VALUES`. Arguments that pass on another message are skipped."""
+    found = []
+    for path in sorted((ROOT / "scorepad" / "vision").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in ("PhotoError", "OtherBoard")
+                and node.args
+                and isinstance(node.args[0], ast.Constant | ast.JoinedStr)
+            ):
+                found += _written_out(node.args[0])
+            elif (
+                isinstance(node, ast.Assign)
+                and [ast.unparse(t) for t in node.targets] == ["problem"]
+                and isinstance(node.value, ast.Constant)
+            ):
+                found += _written_out(node.value)
+    return found
+
+
+def test_every_photo_refusal_is_translated(russian: None) -> None:
+    refusals = vision_refusals()
+    assert len(refusals) >= 25
+    assert "no hex grid found on the sheet" in refusals
+    not_understood = [s for s in refusals if not vocab.understood(s)]
+    assert not not_understood, not_understood
+    decoder = VISION_VALUES["_first_line(err)"][0]  # the image library's words, kept
+    for s in refusals:
+        translated = vocab.sentence(s).replace(decoder, "")
+        english = re.findall(r"\b(the|photo|board|sheet|found|side|table|image)\b", translated)
+        assert not english, (s, translated)
+    assert vocab.sentence(
+        "the photo shows a Harmonies board, not a Sunflower Valley sheet: photograph a "
+        "Sunflower Valley sheet, or score it at a Harmonies table"
+    ) == (
+        "на фото поле «Гармоний», а не лист «Солнечной долины»: снимите лист «Солнечной "
+        "долины» или посчитайте его за столом игры «Гармонии»"
+    )
 
 
 def test_a_tiebreak_sentence_reads_naturally(russian: None) -> None:
