@@ -1,6 +1,6 @@
 """Train the Harmonies photo models (issue 8) on synthetic photos.
 
-    nice -n 10 .venv/bin/python tools/vision/train_harmonies.py [--train 300] [--validation 120]
+    nice -n 10 .venv/bin/python tools/vision/train_harmonies.py [--train 6000] [--validation 400]
 
 1. Photos from the TRAIN seed range of ``scorepad.vision.render3d`` go through the real
    pipeline (board, camera, hex reading); each hex's measurements are labelled with the
@@ -254,8 +254,8 @@ def load_from(arrays: dict[str, np.ndarray]) -> hv.Models:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--train", type=int, default=300)
-    parser.add_argument("--validation", type=int, default=120)
+    parser.add_argument("--train", type=int, default=6000)
+    parser.add_argument("--validation", type=int, default=400)
     parser.add_argument("--silent", type=float, default=0.002, help="allowed unflagged errors")
     args = parser.parse_args()
     start = time.time()
