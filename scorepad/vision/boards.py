@@ -952,6 +952,12 @@ def band_grows(specs: list[BoardSpec]) -> tuple[float, ...]:
     return tuple(sorted({round(s.band[1] / (s.height - s.band[1]), 3) for s in specs}))
 
 
+def rim_grows(specs: list[BoardSpec]) -> tuple[float, ...]:
+    """How far past an edge, as a fraction of the outline's depth, an outline on the edge
+    between the light rim and the title band falls short of the board (the rim's depth)."""
+    return tuple(sorted({round(s.band[0] / (s.height - s.band[0]), 3) for s in specs}))
+
+
 def grown_variants(quad: FloatArray, grows: tuple[float, ...]) -> list[FloatArray]:
     """The outline, and the outline grown past each edge by each fraction of its depth (the
     light-region search often stops at a dark title band)."""
@@ -1093,7 +1099,10 @@ def _from_straight_edges(
     compared with the print on the small copy (``small``: its grey and scale) in every
     turn, the best few refined and compared again. Only a fair fit (``EDGE_FIT``) is taken:
     four lines of a busy photo can also frame something else that fits the print a little."""
-    quads = edge_outlines(photo, lines)
+    # Grown by the rim too: where the board's edge hardly shows (a light object beside
+    # it), the strong edge between the light rim and the dark band takes its place, and
+    # an outline on it misses the rim the rough comparison looks for.
+    quads = [g for q in edge_outlines(photo, lines) for g in grown_variants(q, rim_grows(specs))]
     return _refined_best(photo, lab, grey, small, quads, specs, [], best, EDGE_OUTLINES, EDGE_FIT)
 
 
