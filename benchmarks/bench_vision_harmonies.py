@@ -7,7 +7,9 @@ boards, scenes and cameras that training and calibration never saw (``docs/visio
 They are generated once and cached in /tmp. Every recognition runs on one core. Prints:
 boards found (and side right), top colour accuracy, full stack accuracy (stack and cube
 right), cube accuracy, silent errors (wrong and not flagged), flagged hexes, boards right
-as they come, latency p50/p95 per 12 MP photo, and the peak memory of one recognition.
+as they come, latency p50/p95 per 12 MP photo, and the peak memory of one recognition;
+then the stack figures apart for the photos the recogniser marks as taken from straight
+above (``straight_down``: the app suggests another photo, at an angle) and the others.
 """
 
 from __future__ import annotations
@@ -67,6 +69,7 @@ def main() -> None:
     cv2.setNumThreads(1)
     paths = cached_photos(CACHE, _make, args.photos)
     total = render3d.Grade()
+    views = {"at an angle": render3d.Grade(), "straight down": render3d.Grade()}
     seconds = []
     cpu = []  # CPU time: what the photo costs one core, whatever else the machine runs
     for path in paths:
@@ -74,7 +77,10 @@ def main() -> None:
         result, wall, used = timed(recognize_harmonies, path.read_bytes(), PhotoError)
         seconds.append(wall)
         cpu.append(used)
-        total.add(render3d.grade(result, truth))  # type: ignore[arg-type]
+        graded = render3d.grade(result, truth)  # type: ignore[arg-type]
+        total.add(graded)
+        if result is not None:
+            views["straight down" if result.get("straight_down") else "at an angle"].add(graded)
     g = total
     print(f"== {args.photos} test photos ({MEGAPIXELS:.0f} MP, synthetic, TEST seeds)")
     print(f"boards found            {pct(g.found, g.photos)}")
@@ -86,12 +92,17 @@ def main() -> None:
     print(f"silent errors           {pct(g.silent, g.hexes)}")
     print(f"flagged hexes           {pct(g.flagged, g.hexes)}")
     print(f"boards right as is      {pct(g.boards_right, g.photos)}")
+    for view, v in views.items():
+        print(f"-- boards found, photo {view}: {v.photos}")
+        print(f"   full stack right     {pct(v.stack_right, v.hexes)}")
+        print(f"   silent errors        {pct(v.silent, v.hexes)}")
+        print(f"   flagged hexes        {pct(v.flagged, v.hexes)}")
     report_cost(
         seconds,
         cpu,
         paths[0],
         ("scorepad.vision.harmonies", "recognize_harmonies"),
-        g.__dict__,
+        {**g.__dict__, **{view: v.__dict__ for view, v in views.items()}},
         args.json,
     )
 

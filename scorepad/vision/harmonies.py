@@ -20,6 +20,9 @@ probability, the uncertain ones flagged.
    takes out warm or cold light and exposure). The legal stacks (``LEGAL_STACKS``) turn
    top colour, height and, for a two-token building, the colour seen in the side band,
    into one answer with a probability; an animal cube is something else standing on top.
+5. **The view.** A photo taken so nearly straight down that heights hardly show
+   (``STRAIGHT_DOWN``) is marked ``"straight_down": true``, so that the app can suggest
+   another photo, at an angle, with fewer heights left to check.
 """
 
 from __future__ import annotations
@@ -841,6 +844,12 @@ class Recognition:
     seconds: float
     flag_below: float
 
+    @property
+    def straight_down(self) -> bool:
+        """Whether the photo was taken from so nearly straight above that heights hardly
+        show (:data:`STRAIGHT_DOWN`): the app then suggests a photo at an angle."""
+        return float(np.median([r.parallax for r in self.readings])) < STRAIGHT_DOWN
+
     def to_json(self) -> dict[str, Any]:
         cells = []
         confidence = []
@@ -853,13 +862,26 @@ class Recognition:
             confidence.append(
                 {"q": h.q, "r": h.r, "p": round(p, 3), "flagged": bool(p < self.flag_below)}
             )
-        return {
+        found: dict[str, Any] = {
             "game": "harmonies",
             "side": self.side,
             "player": {"cells": cells},
             "confidence": confidence,
             "seconds": round(self.seconds, 3),
         }
+        if self.straight_down:  # an extension of the formats.md shape
+            found["straight_down"] = True
+        return found
+
+
+#: A stack's height shows only through parallax (step 3): how far a top is lifted in the
+#: image per mm of height, which grows with the camera's tilt from straight down (median
+#: over a board's hexes 0.16 at 5 degrees of tilt, 0.23 at 10, 0.30 at 15, 0.40 at 20).
+#: On 399 VALIDATION photos (seeds 101 400-101 799, 3 MP, tilts 0-40 degrees) the 123
+#: boards whose median fell below 0.25 had 86.3 % of their stacks right and 11.1 hexes
+#: flagged per board, the other 276 boards 96.7 % and 3.8: a photo below it is worth taking
+#: again at an angle, as a seated player sees the board.
+STRAIGHT_DOWN = 0.25
 
 
 #: A hex shows a token's top when its circle fit found the rim on this share of its rays,

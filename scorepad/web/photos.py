@@ -172,7 +172,7 @@ def board_photo(table_id: str) -> Response:
         message = gettext("This sheet was changed on another device meanwhile; send it again.")
         return render_editor(db.get_table(table_id), player, message, 409, rights=found)
     warnings = [doubted_sheet(result), layout_warning(result)]
-    message = " ".join(filter(None, [read_message(len(check)), *warnings]))
+    message = " ".join(filter(None, [read_message(len(check)), angle_advice(result), *warnings]))
     kind = "warning" if any(warnings) else "info"
     return render_editor(stored, player, message, rights=found, kind=kind)
 
@@ -198,6 +198,21 @@ def read_message(flags: int) -> str:
             "Photo read. Check the %(num)d outlined cell first.",
             "Photo read. Check the %(num)d outlined cells first.",
             flags,
+        )
+    )
+
+
+def angle_advice(result: Mapping[str, Any]) -> str:
+    """A tip when a Harmonies photo was taken from nearly straight above (the recogniser's
+    ``straight_down``) and left hexes in doubt: from there a stack's height hardly shows,
+    and a photo at an angle leaves about a third as many hexes to check
+    (``scorepad.vision.harmonies.STRAIGHT_DOWN``)."""
+    if not result.get("straight_down") or not checks(result):
+        return ""
+    return str(
+        gettext(
+            "Taken from straight above, the heights of the stacks hardly show: a photo at "
+            "an angle, as you see the board from your seat, leaves fewer hexes to check."
         )
     )
 

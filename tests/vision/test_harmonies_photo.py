@@ -166,6 +166,16 @@ def test_recognition_reads_the_tops_and_flags_what_it_gets_wrong(index: int) -> 
     assert g.silent <= 1
 
 
+def test_a_photo_from_straight_above_is_marked_so_and_a_tilted_one_is_not() -> None:
+    # VALIDATION photo 2 was taken 2 degrees from straight down, photo 7 at 36 degrees.
+    assert render3d.Scene.of(render3d.VALIDATION[0] + 2).tilt < 5
+    assert render3d.Scene.of(render3d.VALIDATION[0] + 7).tilt > 30
+    above = hv.analyse(photo(2).jpeg)
+    assert above.straight_down and above.to_json()["straight_down"] is True
+    assert sum(p < above.flag_below for p in above.p.values()) >= 4  # what the advice is for
+    assert "straight_down" not in recognised(7)
+
+
 def noise_png() -> bytes:
     """A photo of nothing: random pixels."""
     rng = np.random.default_rng(1)

@@ -410,6 +410,48 @@ def test_a_harmonies_board_photo_and_the_other_height_button(
     assert (at in flagged) == (at in doubts(html))
 
 
+ANGLE_ADVICE = "a photo at an angle, as you see the board from your seat"
+
+
+@pytest.mark.parametrize(("index", "advised"), [(2, True), (7, False)])
+def test_a_photo_from_straight_above_suggests_one_at_an_angle(
+    client: FlaskClient, index: int, advised: bool
+) -> None:
+    # VALIDATION photo 2 was taken 2 degrees from straight down, photo 7 at 36 degrees.
+    shot = render3d.sample(render3d.VALIDATION, index, megapixels=1.0)
+    want = recognize(shot.jpeg, game="harmonies", side=shot.state.side)
+    assert bool(want.get("straight_down")) == advised
+    assert any(c["flagged"] for c in want["confidence"]) or not advised
+    table_id = new_table(client, {"game": "harmonies", "side": shot.state.side}, ["Ann"])
+    html = send(client, f"/t/{table_id}/photo", shot.jpeg, p="0").get_data(as_text=True)
+    assert "Photo read." in html
+    assert (ANGLE_ADVICE in html) == advised
+
+
+def test_a_photo_from_straight_above_is_advised_against_in_russian(client: FlaskClient) -> None:
+    shot = render3d.sample(render3d.VALIDATION, 2, megapixels=1.0)
+    table_id = new_table(client, {"game": "harmonies", "side": shot.state.side}, ["Ann"])
+    html = send(client, f"/t/{table_id}/photo", shot.jpeg, p="0", lang="ru").get_data(as_text=True)
+    assert "на фото под углом" in html and ANGLE_ADVICE not in html
+
+
+@pytest.mark.parametrize(
+    ("form", "tip"),
+    [
+        ({"game": "harmonies", "side": "A"}, "Photograph the whole board at an angle"),
+        ({"game": "spring-meadow"}, "Photograph the whole board, on a table darker"),
+        (SV_FORM, "Photograph the whole sheet, flat, on a table darker"),
+    ],
+)
+def test_the_photo_button_says_how_to_take_the_photo(
+    client: FlaskClient, form: dict[str, str], tip: str
+) -> None:
+    table_id = new_table(client, form, ["Ann"])
+    html = client.get(f"/t/{table_id}?p=0").get_data(as_text=True)
+    assert tip in html
+    assert 'aria-describedby="photo-tip"' in html and 'id="photo-tip"' in html
+
+
 def cell_at(doc: dict[str, Any], at: tuple[int, int]) -> dict[str, Any]:
     return next(c for c in doc["players"][0]["cells"] if (c["q"], c["r"]) == at)
 

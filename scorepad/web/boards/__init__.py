@@ -77,6 +77,9 @@ class BoardKit(Protocol):
 class PhotoKit(Protocol):
     """A kit whose boards can be read from a photo (:mod:`scorepad.web.photos`)."""
 
+    #: How to take the photo, in English (marked with ``N_``), shown under the button.
+    PHOTO_TIP: str
+
     def photo_hints(self, doc: Mapping[str, Any], player: int) -> dict[str, Any]: ...
 
     def from_photo(

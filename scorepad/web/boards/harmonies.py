@@ -29,6 +29,12 @@ from scorepad.web.vocab import N_, NP_, Words, sentence, words
 
 NAME = "harmonies"
 MODULE = "harmonies"
+#: Shown under the photo button: heights show through parallax only, so a photo at an angle
+#: reads them best (scorepad.vision.harmonies.STRAIGHT_DOWN).
+PHOTO_TIP = N_(
+    "Photograph the whole board at an angle, as you see it from your seat: the heights of "
+    "the stacks show best that way."
+)
 MAX_PLAYERS = 4
 TOKEN_FILLS = {
     "blue": "#3d8bd9",

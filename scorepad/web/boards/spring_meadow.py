@@ -30,6 +30,8 @@ from scorepad.web.vocab import N_, Words, sentence, words
 
 NAME = sm.GAME.name
 MODULE = "spring_meadow"
+#: Shown under the photo button (docs/vision-boards.md, "Known limits").
+PHOTO_TIP = N_("Photograph the whole board, on a table darker than the board.")
 MAX_PLAYERS = sm.MAX_PLAYERS
 SQUARE = 26
 FILL_GAP = 6

@@ -27,6 +27,8 @@ from scorepad.web.vocab import N_, NP_, Words, sentence, term, words
 
 NAME = sv.NAME
 MODULE = "sunflower_valley"
+#: Shown under the photo button (docs/vision.md, "Limits").
+PHOTO_TIP = N_("Photograph the whole sheet, flat, on a table darker than the paper.")
 MAX_PLAYERS = sv.MAX_PLAYERS
 TOOLS = (
     Tool("house", N_("House")),
