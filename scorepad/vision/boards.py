@@ -954,8 +954,10 @@ def band_grows(specs: list[BoardSpec]) -> tuple[float, ...]:
 
 def rim_grows(specs: list[BoardSpec]) -> tuple[float, ...]:
     """How far past an edge, as a fraction of the outline's depth, an outline on the edge
-    between the light rim and the title band falls short of the board (the rim's depth)."""
-    return tuple(sorted({round(s.band[0] / (s.height - s.band[0]), 3) for s in specs}))
+    between the light rim and the title band falls short of the board (the rim's depth):
+    one fraction for all ``specs``, their mean (the refinement takes up the difference,
+    a pixel or two; each fraction is four more outlines to compare)."""
+    return (round(float(np.mean([s.band[0] / (s.height - s.band[0]) for s in specs])), 4),)
 
 
 def grown_variants(quad: FloatArray, grows: tuple[float, ...]) -> list[FloatArray]:

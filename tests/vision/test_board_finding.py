@@ -68,6 +68,46 @@ def test_a_plain_board_is_found_where_it_lies() -> None:
     assert np.abs(found.corners - corners).max() < 2
 
 
+def _on_board(points_mm: list[tuple[float, float]]) -> np.ndarray:
+    """Board millimetres to the pixels of :func:`_scene` (turned 17 degrees, 3 px per mm)."""
+    a = np.radians(17)
+    turn = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    centre = [SPEC.width / 2, SPEC.height / 2]
+    return (np.array(points_mm) - centre) @ turn.T * 3.0 + [600, 450]
+
+
+def test_an_outline_on_the_band_edge_is_grown_by_the_rim_onto_the_board() -> None:
+    # Where the board's own edge beside the band hardly shows, the strong edge is the one
+    # between the light rim and the dark band: an outline on it lacks the rim, which the
+    # rough comparison looks for, and scores badly; grown by the rim it is the board.
+    photo, corners = _scene(cut=False)
+    rim = SPEC.band[0]
+    short = _on_board([(0, rim), (SPEC.width, rim), (SPEC.width, SPEC.height), (0, SPEC.height)])
+    grown = boards.grown_variants(short, boards.rim_grows([SPEC]))
+    assert _off(short, corners) > 8
+    assert min(_off(g, corners) for g in grown) < 1
+    _lab, _grey, (small, factor) = boards._copies(photo.astype(np.float32))
+    score = [boards.print_score(small, q, SPEC, factor, rim=False) for q in (short, corners)]
+    assert score[0] < 0.5 < 0.8 < score[1]
+
+
+def test_a_board_whose_band_edge_hardly_shows_is_found_where_it_lies() -> None:
+    # VALIDATION photo 101 467 (3 MP): side A upside down on a busy print of discs, a
+    # light disc against the band's side; before outlines on straight edges were grown by
+    # the rim, no outline came near it and the photo was refused.
+    from scorepad.vision import harmonies, render3d
+    from scorepad.vision.decode import decode
+
+    shot = render3d.sample(render3d.VALIDATION, 1467, megapixels=3.0)
+    photo = decode(shot.jpeg, harmonies.WORK_SIDE)
+    spec = harmonies.board_spec(shot.state.side)
+    corners = np.column_stack([spec.corners, np.zeros(4)])
+    truth = shot.camera.project(corners) * max(photo.shape[:2]) / max(shot.camera.size)
+    found = harmonies.locate(photo)
+    assert found.spec.name == shot.state.side
+    assert np.abs(found.corners - truth).max() < 2
+
+
 def test_three_edges_and_the_proportions_fix_the_fourth_edge() -> None:
     """A board seen tilted through a known camera: from its left edge's corners and the
     directions of its top and bottom edges, the completed outline is the board."""
