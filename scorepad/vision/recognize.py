@@ -132,7 +132,8 @@ def recognize_layout(
     """The printed layout in a photo: ``{"layout", "confidence", "seconds"}``.
 
     A Sunflower Valley sheet gives its areas (named by their colours) and mountains, whatever
-    is drawn on it; a Spring Meadow board side gives its burrows
+    is drawn on it, and ``"sheet_doubted": true`` when its grid was not found as a sheet
+    prints it (every cell flagged); a Spring Meadow board side gives its burrows
     (:func:`scorepad.vision.spring_meadow.recognize_spring_meadow_layout`)."""
     if game == "spring-meadow":
         with naming_other_boards(image_bytes, game):
@@ -142,11 +143,14 @@ def recognize_layout(
         # cells (stacks, no areas) are not a sheet's (it raised KeyError here).
         raise PhotoError("a Harmonies board has no layout to read: its sides A and B are fixed")
     found = recognize(image_bytes, game)
-    return {
+    out = {
         "layout": {"name": name, "cells": sv.blank_sheet(found["player"])},
         "confidence": found["confidence"],
         "seconds": found["seconds"],
     }
+    if found.get("sheet_doubted"):  # the grid itself, i.e. the layout's shape, is in doubt
+        out["sheet_doubted"] = True
+    return out
 
 
 def analyse(

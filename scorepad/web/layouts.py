@@ -82,8 +82,10 @@ def render_layout(
     message: str | None = None,
     status: int = 200,
     flagged: set[tuple[int, int]] | None = None,
+    kind: str = "info",
 ) -> Response:
-    """The layout editor; ``flagged`` cells (just read from a photo) are outlined."""
+    """The layout editor; ``flagged`` cells (just read from a photo) are outlined; the
+    message is an error from ``status`` 400 on, else of ``kind`` ("info", "warning")."""
     board_kit = kit_for(stored)
     return page_or_fragment(
         "layouts/page.html",
@@ -95,7 +97,7 @@ def render_layout(
         board=board_kit.layout_board(stored.data, flagged or set()),
         problems=board_kit.layout_problems(stored.data),
         message=message,
-        message_kind="error" if status >= 400 else "info",
+        message_kind="error" if status >= 400 else kind,
         photos=reads_photos(board_kit),
     )
 

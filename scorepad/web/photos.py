@@ -284,11 +284,31 @@ def show_photo(table_id: str, photo_id: str) -> Response:
 @bp.post("/layouts/<layout_id>/photo")
 def layout_photo(layout_id: str) -> Response:
     stored = db.get_layout(layout_id)
-    kit_for(stored)
+    board_kit = kit_for(stored)
     try:
         found = recognise_layout(upload(), stored.game, stored.name)
     except PhotoRefused as err:
         return render_layout(stored, str(err), err.status)
     check = checks(found)
-    stored = db.edit_layout(layout_id, lambda current: (current.name, found["layout"]))
-    return render_layout(stored, read_message(len(check)), flagged={(a, b) for a, b in check})
+    doubted = doubted_sheet(found)
+
+    def replace_layout(current: db.StoredLayout) -> tuple[str, dict[str, Any]]:
+        # A sheet doubted as a whole was most likely read on a wrong hex grid (validation
+        # photos: 2 of the 3 doubted): it may fill a blank layout, every cell outlined, but
+        # never replace one painted or read before (layouts have no undo).
+        if doubted and current.data != board_kit.blank_layout(current.name, None):
+            raise EditRefused(
+                gettext(
+                    "The sheet was hard to read, so the layout was kept as it was: a sharper "
+                    "photo of the whole sheet, flat and from above, may read better."
+                )
+            )
+        return current.name, found["layout"]
+
+    try:
+        stored = db.edit_layout(layout_id, replace_layout)
+    except EditRefused as err:
+        return render_layout(db.get_layout(layout_id), str(err), 422)
+    message = " ".join(filter(None, [read_message(len(check)), doubted]))
+    flagged = {(a, b) for a, b in check}
+    return render_layout(stored, message, flagged=flagged, kind="warning" if doubted else "info")

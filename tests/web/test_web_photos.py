@@ -163,15 +163,11 @@ def test_a_sheet_read_badly_says_why_every_cell_is_outlined(
     app: Flask, client: FlaskClient
 ) -> None:
     # The sheet's lower quarter left out of the photo: not the layout's hex grid.
-    shot = sheet(clear_sheet())
-    whole = Image.open(io.BytesIO(shot.jpeg))
-    cut_at = shot.corners[:, 1].min() + 0.75 * np.ptp(shot.corners[:, 1])
-    part = io.BytesIO()
-    whole.crop((0, 0, whole.width, int(cut_at))).save(part, "JPEG", quality=90)
-    answer = recognize(part.getvalue(), layout=sheet_layout(clear_sheet()))
+    part = cut_sheet(clear_sheet())
+    answer = recognize(part, layout=sheet_layout(clear_sheet()))
     assert answer.get("sheet_doubted") and all(c["flagged"] for c in answer["confidence"])
     table_id = sv_table(app, client, clear_sheet(), ["Ann"])
-    html = send(client, f"/t/{table_id}/photo", part.getvalue(), p="0").get_data(as_text=True)
+    html = send(client, f"/t/{table_id}/photo", part, p="0").get_data(as_text=True)
     assert "hard to read, so every cell is outlined" in html
     assert 'class="msg msg-warning"' in html
     assert len(doubts(html)) == len(answer["confidence"])
@@ -372,6 +368,46 @@ def test_a_layout_is_read_from_a_photo(app: Flask, client: FlaskClient) -> None:
     # Without a layout the recogniser names the sheet's own axes: compare shapes, not places.
     assert len(mountains) == sum(1 for c in truth if c.get("mountain"))
     assert "This layout is complete" in html
+
+
+def cut_sheet(index: int) -> bytes:
+    """The sheet photo with its lower quarter left out: its hex grid is not a sheet's, and
+    the recogniser doubts the whole sheet."""
+    shot = sheet(index)
+    whole = Image.open(io.BytesIO(shot.jpeg))
+    cut_at = shot.corners[:, 1].min() + 0.75 * np.ptp(shot.corners[:, 1])
+    part = io.BytesIO()
+    whole.crop((0, 0, whole.width, int(cut_at))).save(part, "JPEG", quality=90)
+    return part.getvalue()
+
+
+def test_a_sheet_read_badly_fills_a_blank_layout_but_never_replaces_one(
+    app: Flask, client: FlaskClient
+) -> None:
+    resp = client.post("/layouts", data={"game": "sunflower-valley", "name": "Sheet Q"})
+    layout_id = resp.headers["Location"].rsplit("/", 1)[1]
+    photo = cut_sheet(clear_sheet())
+    html = send(client, f"/layouts/{layout_id}/photo", photo).get_data(as_text=True)
+    assert "hard to read, so every cell is outlined" in html
+    assert 'class="msg msg-warning"' in html
+    with app.app_context():
+        filled = db.get_layout(layout_id).data
+    assert filled["cells"] and len(doubts(html)) == len(filled["cells"])
+    # Painted (or read) since: a doubted photo must not replace it.
+    tap_form = {"tool": "mountain", "q": "0", "r": "0"}
+    assert client.post(f"/layouts/{layout_id}/tap", data=tap_form, headers=HX).status_code == 200
+    with app.app_context():
+        painted = db.get_layout(layout_id).data
+    resp = send(client, f"/layouts/{layout_id}/photo", photo)
+    html = resp.get_data(as_text=True)
+    assert resp.status_code == 422 and 'id="editor"' in html
+    assert "the layout was kept as it was" in html and not doubts(html)
+    with app.app_context():
+        assert db.get_layout(layout_id).data == painted
+    # A photo read well still replaces it.
+    send(client, f"/layouts/{layout_id}/photo", sheet(clear_sheet()).jpeg)
+    with app.app_context():
+        assert db.get_layout(layout_id).data != painted
 
 
 # --- Harmonies and Spring Meadow ----------------------------------------------------------------
