@@ -5,8 +5,10 @@
 The test photos come from the TEST seed range of ``scorepad.vision.synth``: drawing styles,
 scenes and layouts that training and calibration never saw (``docs/vision.md``). Prints:
 sheets found, cell accuracy (area, mountain, item), rail side accuracy, silent errors (wrong
-and not flagged), flagged cells, sheets right before any correction, latency p50/p95 for
-3 MP and 12 MP JPEGs on one core, and the peak memory of one 12 MP recognition.
+and not flagged; apart, the hexes a sheet doubted as a whole lacks, which no flag can mark
+though the app says the sheet was hard to read), flagged cells, sheets right before any
+correction, latency p50/p95 for 3 MP and 12 MP JPEGs on one core, and the peak memory of
+one 12 MP recognition.
 """
 
 from __future__ import annotations
@@ -120,6 +122,9 @@ def main() -> None:
         print(f"  item                  {pct(g.item_right, g.item_cells)}")
         print(f"  rail sides            {pct(g.rail_sides_right, g.rails)}")
         print(f"silent errors           {pct(g.silent, g.cells)}")
+        print(f"  hexes a doubted sheet's grid missed {pct(g.missed_on_doubted, g.cells)}")
+        unsaid = g.silent - g.missed_on_doubted
+        print(f"  the others (nothing said)           {pct(unsaid, g.cells)}")
         print(f"flagged cells           {pct(g.flagged, g.cells)}")
         print(f"sheets right as is      {pct(right, args.photos)}")
         p50, p95 = np.percentile(seconds, [50, 95])

@@ -837,6 +837,10 @@ class Grade:
     rail_sides_right: int = 0
     flagged: int = 0
     silent: int = 0
+    #: Of the silent errors, hexes missing from a reading whose whole sheet was doubted
+    #: (``sheet_doubted``): no flag can mark a hex the grid missed, but the app says the
+    #: whole sheet was hard to read.
+    missed_on_doubted: int = 0
 
     def add(self, other: Grade) -> None:
         for k in self.__dataclass_fields__:
@@ -884,4 +888,5 @@ def grade(result: dict[str, Any], truth: Sample, with_layout: bool = False) -> G
         g.right += ok
         g.flagged += h in flagged
         g.silent += (not ok) and h not in flagged
+        g.missed_on_doubted += not c and bool(result.get("sheet_doubted"))
     return g

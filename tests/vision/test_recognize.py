@@ -51,6 +51,20 @@ def test_cells_match_the_drawn_sheet(photo, results):
     assert total.silent <= 2
 
 
+def test_hexes_a_doubted_sheet_misses_are_counted_apart_among_the_silent(photo):
+    truth = photo(0)
+    cells = [c for h, c in truth.truth_cells().items() if (h.q, h.r) != (0, 0)][:20]
+    reading = {
+        "player": {"cells": cells},
+        "confidence": [{"q": c["q"], "r": c["r"], "p": 0.5, "flagged": True} for c in cells],
+    }
+    plain = synth.grade(reading, truth, with_layout=True)
+    doubted = synth.grade({**reading, "sheet_doubted": True}, truth, with_layout=True)
+    missed = plain.cells - len(cells)
+    assert plain.silent == doubted.silent == missed and plain.missed_on_doubted == 0
+    assert doubted.missed_on_doubted == missed and doubted.flagged == plain.flagged == 20
+
+
 def test_areas_are_named_consistently_by_colour(photo, results):
     for i, result in results.items():
         truth = photo(i).truth_cells()
