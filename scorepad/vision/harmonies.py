@@ -325,6 +325,26 @@ def _circle_fit(points: np.ndarray) -> tuple[np.ndarray, float]:
     return np.array([cx, cy]), r
 
 
+#: How far below the best circle's score (contrast units; tops and footprints score about
+#: 15-30) a circle further along the lift line may score and still be taken for the top.
+TOP_PEAK_SLACK = 6.0
+
+
+def highest_peak(profile: np.ndarray) -> int:
+    """The index of the top's circle along the lift line (``profile``: the best circle
+    score at each step away from the nadir): the furthest local maximum scoring within
+    ``TOP_PEAK_SLACK`` of the best. A stack's own footprint on the board is a circle of
+    nearly the top's size, lower on the line, and its rim against the cream often
+    contrasts more than a grey top's against its shaded side: the best score alone took it
+    for the top on 15 % of grey stacks with parallax to spare (``docs/vision-boards.md``,
+    known limits)."""
+    padded = np.concatenate([[-np.inf], profile, [-np.inf]])
+    peaks = (profile >= padded[:-2]) & (profile >= padded[2:])
+    peaks &= profile >= np.nanmax(profile) - TOP_PEAK_SLACK
+    found = np.flatnonzero(peaks)
+    return int(found[-1]) if len(found) else int(np.nanargmax(profile))
+
+
 def read_hex(plane: Plane, h: Hex, force_top: np.ndarray | None = None) -> HexReading:
     """What one hex shows (module docstring, step 3): the top circle, its colour, and the
     foot-edge profile: for a column of 0 to 4 tokens under this top, where its foot's near
@@ -348,8 +368,9 @@ def read_hex(plane: Plane, h: Hex, force_top: np.ndarray | None = None) -> HexRe
     across = np.arange(-3, 3.01, 0.5)
     cands = (centre + along[:, None, None] * u + across[None, :, None] * v).reshape(-1, 2)
     radius = TOKEN_RADIUS * lift(2 * TOKEN_THICKNESS)
-    scores = circle_scores(plane, cands, radius)
-    best = cands[int(np.argmax(scores))]
+    scores = circle_scores(plane, cands, radius).reshape(len(along), len(across))
+    i = highest_peak(scores.max(axis=1))
+    best = centre + along[i] * u + across[int(np.argmax(scores[i]))] * v
     step = np.arange(-0.5, 0.51, 0.125)
     fine = best + np.stack(np.meshgrid(step, step), -1).reshape(-1, 2)
     fscores = circle_scores(plane, fine, radius)

@@ -166,6 +166,16 @@ def test_recognition_reads_the_tops_and_flags_what_it_gets_wrong(index: int) -> 
     assert g.silent <= 1
 
 
+def test_the_top_is_the_furthest_strong_circle_along_the_lift_line() -> None:
+    # A stack's footprint (at 2) outscores its grey top (at 7): the top is further along.
+    footprint_first = np.array([3, 9, 22, 15, 9, 9, 12, 18, 13, 5, -5.0])
+    assert hv.highest_peak(footprint_first) == 7
+    # A circle further along that scores far less is not a top; nor is a peak's shoulder.
+    faint_beyond = np.array([3, 9, 28, 25, 17, 13, 16, 15, 10, 5.0])
+    assert hv.highest_peak(faint_beyond) == 2
+    assert hv.highest_peak(np.array([1, 5, 9, 8.5, 8, 7.9])) == 2
+
+
 def test_a_photo_from_straight_above_is_marked_so_and_a_tilted_one_is_not() -> None:
     # VALIDATION photo 2 was taken 2 degrees from straight down, photo 7 at 36 degrees.
     assert render3d.Scene.of(render3d.VALIDATION[0] + 2).tilt < 5
