@@ -1104,7 +1104,8 @@ def _from_straight_edges(
     # Grown by the rim too: where the board's edge hardly shows (a light object beside
     # it), the strong edge between the light rim and the dark band takes its place, and
     # an outline on it misses the rim the rough comparison looks for.
-    quads = [g for q in edge_outlines(photo, lines) for g in grown_variants(q, rim_grows(specs))]
+    rim = rim_grows(specs)
+    quads = [g for q in edge_outlines(photo, lines) for g in grown_variants(q, rim)]
     return _refined_best(photo, lab, grey, small, quads, specs, [], best, EDGE_OUTLINES, EDGE_FIT)
 
 

@@ -172,7 +172,8 @@ def board_photo(table_id: str) -> Response:
         message = gettext("This sheet was changed on another device meanwhile; send it again.")
         return render_editor(db.get_table(table_id), player, message, 409, rights=found)
     warnings = [doubted_sheet(result), layout_warning(result)]
-    message = " ".join(filter(None, [read_message(len(check)), angle_advice(result), *warnings]))
+    advice = angle_advice(result, len(check))
+    message = " ".join(filter(None, [read_message(len(check)), advice, *warnings]))
     kind = "warning" if any(warnings) else "info"
     return render_editor(stored, player, message, rights=found, kind=kind)
 
@@ -202,12 +203,12 @@ def read_message(flags: int) -> str:
     )
 
 
-def angle_advice(result: Mapping[str, Any]) -> str:
+def angle_advice(result: Mapping[str, Any], flags: int) -> str:
     """A tip when a Harmonies photo was taken from nearly straight above (the recogniser's
-    ``straight_down``) and left hexes in doubt: from there a stack's height hardly shows,
-    and a photo at an angle leaves about a third as many hexes to check
+    ``straight_down``) and left ``flags`` hexes in doubt: from there a stack's height
+    hardly shows, and a photo at an angle leaves about a third as many hexes to check
     (``scorepad.vision.harmonies.STRAIGHT_DOWN``)."""
-    if not result.get("straight_down") or not checks(result):
+    if not result.get("straight_down") or not flags:
         return ""
     return str(
         gettext(
