@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
 
@@ -1096,17 +1096,21 @@ def _from_straight_edges(
     lines: list[Line],
     specs: list[BoardSpec],
     best: Fit | None,
+    unsure: list[Fit] | None = None,
 ) -> Fit | None:
     """The better of ``best`` and the outlines on the photo's straight edges (``lines``):
     compared with the print on the small copy (``small``: its grey and scale) in every
     turn, the best few refined and compared again. Only a fair fit (``EDGE_FIT``) is taken:
-    four lines of a busy photo can also frame something else that fits the print a little."""
+    four lines of a busy photo can also frame something else that fits the print a little.
+    Poorer fits that may still be the board go to ``unsure``."""
     # Grown by the rim too: where the board's edge hardly shows (a light object beside
     # it), the strong edge between the light rim and the dark band takes its place, and
     # an outline on it misses the rim the rough comparison looks for.
     rim = rim_grows(specs)
     quads = [g for q in edge_outlines(photo, lines) for g in grown_variants(q, rim)]
-    return _refined_best(photo, lab, grey, small, quads, specs, [], best, EDGE_OUTLINES, EDGE_FIT)
+    return _refined_best(
+        photo, lab, grey, small, quads, specs, [], best, EDGE_OUTLINES, EDGE_FIT, unsure
+    )
 
 
 #: The focal lengths (of the long side) outlines are completed with: a phone's 24-40 mm
@@ -1148,12 +1152,14 @@ def _completed(
     frames: list[Frame],
     specs: list[BoardSpec],
     best: Fit | None,
+    unsure: list[Fit] | None = None,
 ) -> Fit | None:
     """The better of ``best`` and the outlines completed from three edges (``frames``) to
     a side's proportions: compared with the print on the small copy; the best few refined,
     completed again from their refined edges (three of them are now exact, the fourth
     was placed by lines found on a small copy), and refined again. Only a fair fit
-    (``EDGE_FIT``) is taken, as for the straight edges' outlines."""
+    (``EDGE_FIT``) is taken, as for the straight edges' outlines; poorer ones that may
+    still be the board go to ``unsure``."""
     size = (photo.shape[1], photo.shape[0])
 
     def ranked(frames: list[Frame], specs: list[BoardSpec]) -> list[Fit]:
@@ -1173,7 +1179,9 @@ def _completed(
             outlines.append(refine_outline(photo, max(again, key=lambda t: t[0])[2], lab))
         for outline in outlines:
             value = print_fit(grey, outline, spec, size)
-            if value >= EDGE_FIT and (best is None or value > best[0]):
+            if value < EDGE_FIT:
+                _keep_unsure(unsure, (value, spec, outline))
+            elif best is None or value > best[0]:
                 best = (value, spec, outline)
     return best
 
@@ -1207,6 +1215,7 @@ def _refined_best(
     best: Fit | None,
     limit: int = 8,
     min_fit: float = -math.inf,
+    unsure: list[Fit] | None = None,
 ) -> Fit | None:
     """The better of ``best`` and the outlines ``quads`` in every turn and side: scored on
     the small copy (``small``: its grey and scale), the best ``limit`` not yet in ``tried``
@@ -1225,9 +1234,26 @@ def _refined_best(
         refined += 1
         fine = refine_outline(photo, q, lab)
         value = print_fit(grey, fine, spec, size)
-        if value >= min_fit and (best is None or value > best[0]):
+        if value < min_fit:
+            _keep_unsure(unsure, (value, spec, fine))
+        elif best is None or value > best[0]:
             best = (value, spec, fine)
     return best
+
+
+#: The poorest fit (of an outline that needs ``EDGE_FIT`` to be taken on its own) that the
+#: game may still confirm as its board (``find_board``'s ``confirm``): as poor as a fit
+#: the finder takes at all.
+UNSURE_FLOOR = 0.5
+#: How many such outlines are shown to ``confirm``, best fit first.
+UNSURE_TRIES = 3
+
+
+def _keep_unsure(unsure: list[Fit] | None, fit: Fit) -> None:
+    """Keep a fit too poor to be taken on its own for the game to confirm, unless it is
+    below ``UNSURE_FLOOR``."""
+    if unsure is not None and fit[0] >= UNSURE_FLOOR:
+        unsure.append(fit)
 
 
 def _grown(outlines: list[FloatArray], specs: list[BoardSpec]) -> list[FloatArray]:
@@ -1243,16 +1269,19 @@ def _deep_retries(
     outlines: list[FloatArray],
     specs: list[BoardSpec],
     best: Fit | None,
+    unsure: list[Fit] | None = None,
 ) -> Fit | None:
     """The costly retries for a board not found or found off (see :func:`find_board`),
     cheapest first, until one fits at ``RETRY_BELOW``: outlines on
     the photo's straight edges; the first outlines and each grown past an edge refined
     before they are compared with the print; the best outline moved back onto the board;
-    last, below ``COMPLETE_BELOW``, outlines completed from three edges (:func:`_completed`)."""
+    last, below ``COMPLETE_BELOW``, outlines completed from three edges (:func:`_completed`).
+    Outlines from straight edges or completed that fit too poorly to be taken on their own
+    go to ``unsure``."""
     size = (photo.shape[1], photo.shape[0])
     found = edge_lines(photo)
     lines = straight_edges(photo, found=found)
-    best = _from_straight_edges(photo, lab, grey, small, lines, specs, best)
+    best = _from_straight_edges(photo, lab, grey, small, lines, specs, best, unsure)
     if best is None or best[0] < RETRY_BELOW:
         # An outline a margin's width off scores poorly on the small copy (its margins
         # and band fall on the wrong print) and may never have been refined: refine the
@@ -1283,12 +1312,16 @@ def _deep_retries(
         # the band), and the proportions fix the board.
         edges = straight_edges(photo, spanning=False, found=found)
         frames = line_frames(edges, size) + outline_frames(outlines[:RETRY_OUTLINES])
-        best = _completed(photo, lab, grey, small, frames, specs, best)
+        best = _completed(photo, lab, grey, small, frames, specs, best, unsure)
     return best
 
 
 def find_board(
-    photo: FloatArray, specs: list[BoardSpec], game: str, deep_below: float = RETRY_BELOW
+    photo: FloatArray,
+    specs: list[BoardSpec],
+    game: str,
+    deep_below: float = RETRY_BELOW,
+    confirm: Callable[[Found], bool] | None = None,
 ) -> Found:
     """The board in the photo, as whichever of ``specs`` fits best, turned so its title band
     is on top, with sub-pixel corners and the camera's pose.
@@ -1301,7 +1334,14 @@ def find_board(
     straight edges (:func:`edge_outlines`), the first outlines (and each grown past an
     edge) refined before they are compared, the best outline moved back onto the board
     (:func:`polish_outline`), and for a board about to be refused outlines completed from
-    three of its edges to a side's proportions (:func:`_completed`). Raises PhotoError."""
+    three of its edges to a side's proportions (:func:`_completed`).
+
+    Those last outlines need a fair fit (``EDGE_FIT``) to be taken on the print alone:
+    four lines of a busy photo can frame something else. When nothing else is found, the
+    best few of the poorer ones are shown to ``confirm`` (the game's own look at the
+    board: Harmonies asks whether its hexes hold tokens), and the first it confirms is the
+    board: pieces hiding much of the print fit it poorly where the board does lie.
+    Raises PhotoError."""
     size = (photo.shape[1], photo.shape[0])
     lab, grey, rough_copy = _copies(photo)
     tried: list[tuple[BoardSpec, FloatArray]] = []
@@ -1316,11 +1356,34 @@ def find_board(
             value = print_fit(grey, fine, spec, size)
             if value > best[0]:
                 best = (value, spec, fine)
+    unsure: list[Fit] = []
     if best is None or best[0] < deep_below:
-        best = _deep_retries(photo, lab, grey, rough_copy, outlines, specs, best)
+        best = _deep_retries(photo, lab, grey, rough_copy, outlines, specs, best, unsure)
     if best is None or best[0] < 0.5:
-        raise no_board(game)
+        found = _confirmed(photo, lab, unsure, confirm) if confirm else None
+        if found is None:
+            raise no_board(game)
+        return found
     return _found(photo, lab, best)
+
+
+def _confirmed(
+    photo: FloatArray, lab: FloatArray, unsure: list[Fit], confirm: Callable[[Found], bool]
+) -> Found | None:
+    """The first of the ``UNSURE_TRIES`` best different outlines in ``unsure`` that
+    ``confirm`` takes for the board, or None."""
+    size = (photo.shape[1], photo.shape[0])
+    shown: list[Fit] = []
+    for fit in sorted(unsure, key=lambda f: -f[0]):
+        if any(s is fit[1] and _same_outline(q, fit[2], 0.01 * max(size)) for _, s, q in shown):
+            continue  # the same outline reached from other lines
+        shown.append(fit)
+        found = _found(photo, lab, fit)
+        if confirm(found):
+            return found
+        if len(shown) == UNSURE_TRIES:
+            break
+    return None
 
 
 def glance_board(photo: FloatArray, specs: list[BoardSpec], min_fit: float) -> Found | None:

@@ -107,9 +107,14 @@ def board_spec(side: str) -> boards.BoardSpec:
 def locate(photo: np.ndarray, side: str | None = None) -> boards.Found:
     """The board, its side and turn, and the camera (module docstring, steps 1 and 2)."""
     specs = [board_spec(s) for s in ([side] if side else ["A", "B"])]
-    # Stacks lean over the margins: a fair fit is a board found where it lies.
+    # Stacks lean over the margins: a fair fit is a board found where it lies; and they
+    # hide so much of the print that a poorer fit is the board when its hexes hold tokens.
     return boards.find_board(
-        photo, specs, "Harmonies", deep_below=boards.HIDDEN_MARGINS_RETRY_BELOW
+        photo,
+        specs,
+        "Harmonies",
+        deep_below=boards.HIDDEN_MARGINS_RETRY_BELOW,
+        confirm=lambda found: has_tokens(photo, found, CONFIRM_TOKEN_SHARE),
     )
 
 
@@ -921,6 +926,11 @@ TOP_MAX_CHROMA = 0.3
 #: 120 Sunflower Valley VALIDATION sheets that the board finder took for side A (3 MP) it
 #: never rose above 0.17 (with the rim alone, as before, up to 0.61).
 MIN_TOKEN_SHARE = 0.35
+#: The share that confirms a board fitting its print too poorly to be taken on the print
+#: alone (``locate``): of 200 VALIDATION boards (3 MP) 99 % show 0.60 or more, 95 % 0.68
+#: (boards hidden enough to fit poorly show more: VALIDATION 101 924, 0.91); a Sunflower
+#: Valley VALIDATION sheet (51) framed as side A at a fit of 0.56 showed 0.43.
+CONFIRM_TOKEN_SHARE = 0.65
 
 
 @cache
@@ -930,11 +940,11 @@ def _reference_chroma() -> np.ndarray:
     return _log_colour(ref)[0]
 
 
-def shows_tokens(readings: list[HexReading]) -> bool:
-    """Whether the board found holds Harmonies tokens: enough of its hexes show a token's
-    top. Any light printed sheet with a dark band across its top passes ``find_board``;
-    this is what tells a Harmonies board from it (an empty board has nothing to score
-    anyway). A hex shows a top when three things hold:
+def shows_tokens(readings: list[HexReading], share: float = MIN_TOKEN_SHARE) -> bool:
+    """Whether the board found holds Harmonies tokens: ``share`` of its hexes show a
+    token's top. Any light printed sheet with a dark band across its top passes
+    ``find_board``; this is what tells a Harmonies board from it (an empty board has
+    nothing to score anyway). A hex shows a top when three things hold:
 
     * the top's circle fit found the rim on ``TOKEN_RIM`` of its rays;
     * the circle's radius is at least ``TOP_MIN_RADIUS`` (a top is never smaller than the
@@ -952,14 +962,15 @@ def shows_tokens(readings: list[HexReading]) -> bool:
     chroma = _log_colour(np.array([r.colour for r in readings], np.float32))[0]
     near = np.linalg.norm(chroma[:, None, :] - _reference_chroma()[None], axis=2).min(axis=1)
     tops = (rims >= TOKEN_RIM) & (radii >= TOP_MIN_RADIUS) & (near <= TOP_MAX_CHROMA)
-    return bool(np.mean(tops) >= MIN_TOKEN_SHARE)
+    return bool(np.mean(tops) >= share)
 
 
-def has_tokens(photo: np.ndarray, found: boards.Found) -> bool:
-    """Whether a board found in the photo (decoded at ``WORK_SIDE``) holds tokens
-    (:func:`shows_tokens`): what tells a Harmonies board photographed for another game."""
+def has_tokens(photo: np.ndarray, found: boards.Found, share: float = MIN_TOKEN_SHARE) -> bool:
+    """Whether a board found in the photo (decoded at ``WORK_SIDE``) holds tokens on
+    ``share`` of its hexes (:func:`shows_tokens`): what tells a Harmonies board
+    photographed for another game."""
     plane = Plane(photo, found)
-    return shows_tokens([read_hex(plane, h) for h in board_hexes(found.spec.name)])
+    return shows_tokens([read_hex(plane, h) for h in board_hexes(found.spec.name)], share)
 
 
 def analyse(image_bytes: bytes, side: str | None = None) -> Recognition:

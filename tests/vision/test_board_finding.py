@@ -108,6 +108,31 @@ def test_a_board_whose_band_edge_hardly_shows_is_found_where_it_lies() -> None:
     assert np.abs(found.corners - truth).max() < 2
 
 
+def test_a_board_fitting_the_print_poorly_is_found_when_its_hexes_hold_tokens() -> None:
+    # VALIDATION photo 101 924 (3 MP): side A on a busy print of discs, its stacks and
+    # their long shadows hiding much of the print. The straight edges frame it within a
+    # pixel or two, but it fits the print at 0.69, below the fair fit an outline on four
+    # lines needs on its own; the tokens on its hexes confirm it.
+    from scorepad.vision import harmonies, render3d
+    from scorepad.vision.decode import PhotoError, decode
+
+    shot = render3d.sample(render3d.VALIDATION, 1924, megapixels=3.0)
+    photo = decode(shot.jpeg, harmonies.WORK_SIDE)
+    spec = harmonies.board_spec(shot.state.side)
+    corners = np.column_stack([spec.corners, np.zeros(4)])
+    truth = shot.camera.project(corners) * max(photo.shape[:2]) / max(shot.camera.size)
+    specs = [harmonies.board_spec(s) for s in "AB"]
+    deep = boards.HIDDEN_MARGINS_RETRY_BELOW
+    with pytest.raises(PhotoError):
+        boards.find_board(photo, specs, "Harmonies", deep)
+    with pytest.raises(PhotoError):  # nothing confirmed: still refused
+        boards.find_board(photo, specs, "Harmonies", deep, confirm=lambda found: False)
+    found = harmonies.locate(photo)
+    assert found.spec.name == shot.state.side
+    assert found.score < boards.EDGE_FIT
+    assert np.abs(found.corners - truth).max() < 2
+
+
 def test_three_edges_and_the_proportions_fix_the_fourth_edge() -> None:
     """A board seen tilted through a known camera: from its left edge's corners and the
     directions of its top and bottom edges, the completed outline is the board."""
