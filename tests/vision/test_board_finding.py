@@ -91,46 +91,60 @@ def test_an_outline_on_the_band_edge_is_grown_by_the_rim_onto_the_board() -> Non
     assert score[0] < 0.5 < 0.8 < score[1]
 
 
-def test_a_board_whose_band_edge_hardly_shows_is_found_where_it_lies() -> None:
-    # VALIDATION photo 101 467 (3 MP): side A upside down on a busy print of discs, a
-    # light disc against the band's side; before outlines on straight edges were grown by
-    # the rim, no outline came near it and the photo was refused.
+def _validation_photo(index: int) -> tuple[np.ndarray, str, np.ndarray]:
+    """Harmonies VALIDATION photo ``index`` (3 MP) as the finder sees it, with its side
+    and where its corners truly are."""
     from scorepad.vision import harmonies, render3d
     from scorepad.vision.decode import decode
 
-    shot = render3d.sample(render3d.VALIDATION, 1467, megapixels=3.0)
+    shot = render3d.sample(render3d.VALIDATION, index, megapixels=3.0)
     photo = decode(shot.jpeg, harmonies.WORK_SIDE)
     spec = harmonies.board_spec(shot.state.side)
     corners = np.column_stack([spec.corners, np.zeros(4)])
     truth = shot.camera.project(corners) * max(photo.shape[:2]) / max(shot.camera.size)
+    return photo, shot.state.side, truth
+
+
+def _found_where_it_lies(photo: np.ndarray, side: str, truth: np.ndarray) -> boards.Found:
+    from scorepad.vision import harmonies
+
     found = harmonies.locate(photo)
-    assert found.spec.name == shot.state.side
+    assert found.spec.name == side
     assert np.abs(found.corners - truth).max() < 2
+    return found
+
+
+def test_a_board_whose_band_edge_hardly_shows_is_found_where_it_lies() -> None:
+    # VALIDATION photo 101 467: side A upside down on a busy print of discs, a light disc
+    # against the band's side; before outlines on straight edges were grown by the rim,
+    # no outline came near it and the photo was refused.
+    _found_where_it_lies(*_validation_photo(1467))
+
+
+def test_a_fair_fit_a_margin_off_is_moved_back_onto_the_board() -> None:
+    # VALIDATION photo 102 997: side B found 88 px off at a fit of 0.735, fair enough to
+    # skip the costly retries; moved while the print fits better, it lies on the board.
+    found = _found_where_it_lies(*_validation_photo(2997))
+    assert found.score >= boards.RETRY_BELOW
 
 
 def test_a_board_fitting_the_print_poorly_is_found_when_its_hexes_hold_tokens() -> None:
-    # VALIDATION photo 101 924 (3 MP): side A on a busy print of discs, its stacks and
-    # their long shadows hiding much of the print. The straight edges frame it within a
-    # pixel or two, but it fits the print at 0.69, below the fair fit an outline on four
-    # lines needs on its own; the tokens on its hexes confirm it.
-    from scorepad.vision import harmonies, render3d
-    from scorepad.vision.decode import PhotoError, decode
+    # VALIDATION photo 101 924: side A on a busy print of discs, its stacks and their
+    # long shadows hiding much of the print. The straight edges frame it within a pixel
+    # or two, but it fits the print at 0.69, below the fair fit an outline on four lines
+    # needs on its own; the tokens on its hexes confirm it.
+    from scorepad.vision import harmonies
+    from scorepad.vision.decode import PhotoError
 
-    shot = render3d.sample(render3d.VALIDATION, 1924, megapixels=3.0)
-    photo = decode(shot.jpeg, harmonies.WORK_SIDE)
-    spec = harmonies.board_spec(shot.state.side)
-    corners = np.column_stack([spec.corners, np.zeros(4)])
-    truth = shot.camera.project(corners) * max(photo.shape[:2]) / max(shot.camera.size)
+    photo, side, truth = _validation_photo(1924)
     specs = [harmonies.board_spec(s) for s in "AB"]
     deep = boards.HIDDEN_MARGINS_RETRY_BELOW
     with pytest.raises(PhotoError):
         boards.find_board(photo, specs, "Harmonies", deep)
     with pytest.raises(PhotoError):  # nothing confirmed: still refused
         boards.find_board(photo, specs, "Harmonies", deep, confirm=lambda found: False)
-    found = harmonies.locate(photo)
-    assert found.spec.name == shot.state.side
+    found = _found_where_it_lies(photo, side, truth)
     assert found.score < boards.EDGE_FIT
-    assert np.abs(found.corners - truth).max() < 2
 
 
 def test_three_edges_and_the_proportions_fix_the_fourth_edge() -> None:
