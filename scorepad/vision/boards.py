@@ -1307,10 +1307,16 @@ def _deep_retries(
     return best
 
 
-def _polished(photo: FloatArray, lab: FloatArray, grey: FloatArray, best: Fit) -> Fit:
-    """``best`` or, when that fits better at ``RETRY_BELOW`` or more, its outline with the
-    edges and corners moved while the print fits better (steps from 48 px down to 3,
-    :func:`polish_outline`) and refined again."""
+def _polished(
+    photo: FloatArray,
+    lab: FloatArray,
+    grey: FloatArray,
+    best: Fit,
+    prefer: Callable[[Found], float] | None = None,
+) -> Fit:
+    """``best`` or, when that fits better at ``RETRY_BELOW`` or more (and ``prefer``, if
+    given, rates it no lower), its outline with the edges and corners moved while the print
+    fits better (steps from 48 px down to 3, :func:`polish_outline`) and refined again."""
     size = (photo.shape[1], photo.shape[0])
     _, spec, q = best
     fine = refine_outline(photo, polish_outline(grey, q, spec, size), lab)
@@ -1318,7 +1324,14 @@ def _polished(photo: FloatArray, lab: FloatArray, grey: FloatArray, best: Fit) -
     # Only a good fit counts: climbing from a poor start on a busy photo can also end on
     # something else that fits the print a little better (on synthetic Harmonies photos,
     # boards not found became boards found far off).
-    return (value, spec, fine) if value > best[0] and value >= RETRY_BELOW else best
+    if value <= best[0] or value < RETRY_BELOW:
+        return best
+    moved = (value, spec, fine)
+    # Even from a fair start the print can be fooled: stacks hide the margins, and a
+    # corner moved onto something light fits better than the board's own.
+    if prefer is not None and prefer(_found(photo, lab, moved)) < prefer(_found(photo, lab, best)):
+        return best
+    return moved
 
 
 def find_board(
@@ -1327,6 +1340,7 @@ def find_board(
     game: str,
     deep_below: float = RETRY_BELOW,
     confirm: Callable[[Found], bool] | None = None,
+    prefer: Callable[[Found], float] | None = None,
 ) -> Found:
     """The board in the photo, as whichever of ``specs`` fits best, turned so its title band
     is on top, with sub-pixel corners and the camera's pose.
@@ -1336,7 +1350,9 @@ def find_board(
     is retried with the tried outlines traced with the lightest part of their ring; a fit
     below ``deep_below`` (``HIDDEN_MARGINS_RETRY_BELOW`` for boards whose pieces lean over
     the margins) also with the costly retries, a fit between the two only moved back onto
-    the board (:func:`polish_outline`). The costly retries go cheapest first: outlines on
+    the board (:func:`polish_outline`; the move is kept only when ``prefer``, the game's
+    rating of what lies on the board, rates it as high). The costly retries go cheapest
+    first: outlines on
     the photo's straight edges (:func:`edge_outlines`), the first outlines (and each grown
     past an edge) refined before they are compared, the best outline moved back onto the
     board, and for a board about to be refused outlines completed from three of its edges
@@ -1367,7 +1383,7 @@ def find_board(
         # A fair fit that skips the costly retries may still be an outline a margin's
         # width off: climb back onto the board (Harmonies VALIDATION 102 997: 88 px off
         # at a fit of 0.735, then 1 px off at 0.82; about a quarter second).
-        best = _polished(photo, lab, grey, best)
+        best = _polished(photo, lab, grey, best, prefer)
     if best is None or best[0] < deep_below:
         best = _deep_retries(photo, lab, grey, rough_copy, outlines, specs, best, unsure)
     if best is None or best[0] < 0.5:
