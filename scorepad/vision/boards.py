@@ -1314,17 +1314,18 @@ def _polished(
     best: Fit,
     prefer: Callable[[Found], float] | None = None,
 ) -> Fit:
-    """``best`` or, when that fits better at ``RETRY_BELOW`` or more (and ``prefer``, if
-    given, rates it no lower), its outline with the edges and corners moved while the print
-    fits better (steps from 48 px down to 3, :func:`polish_outline`) and refined again."""
+    """``best`` or its outline with the edges and corners moved while the print fits better
+    (steps from 48 px down to 3, :func:`polish_outline`) and refined again, when that fits
+    better and either ``prefer`` (the game's rating of what lies on the board) rates it no
+    lower or, without ``prefer``, it fits at ``RETRY_BELOW`` or more."""
     size = (photo.shape[1], photo.shape[0])
     _, spec, q = best
     fine = refine_outline(photo, polish_outline(grey, q, spec, size), lab)
     value = print_fit(grey, fine, spec, size)
-    # Only a good fit counts: climbing from a poor start on a busy photo can also end on
-    # something else that fits the print a little better (on synthetic Harmonies photos,
-    # boards not found became boards found far off).
-    if value <= best[0] or value < RETRY_BELOW:
+    # On the print alone only a good fit counts: climbing from a poor start on a busy
+    # photo can also end on something else that fits the print a little better (on
+    # synthetic Harmonies photos, boards not found became boards found far off).
+    if value <= best[0] or (value < RETRY_BELOW and prefer is None):
         return best
     moved = (value, spec, fine)
     # Even from a fair start the print can be fooled: stacks hide the margins, and a
