@@ -1353,11 +1353,10 @@ def find_board(
     the margins) also with the costly retries, a fit between the two only moved back onto
     the board (:func:`polish_outline`; the move is kept only when ``prefer``, the game's
     rating of what lies on the board, rates it as high). The costly retries go cheapest
-    first: outlines on
-    the photo's straight edges (:func:`edge_outlines`), the first outlines (and each grown
-    past an edge) refined before they are compared, the best outline moved back onto the
-    board, and for a board about to be refused outlines completed from three of its edges
-    to a side's proportions (:func:`_completed`).
+    first: outlines on the photo's straight edges (:func:`edge_outlines`), the first
+    outlines (and each grown past an edge) refined before they are compared, the best
+    outline moved back onto the board, and for a board about to be refused outlines
+    completed from three of its edges to a side's proportions (:func:`_completed`).
 
     Those last outlines need a fair fit (``EDGE_FIT``) to be taken on the print alone:
     four lines of a busy photo can frame something else. When nothing else is found, the
