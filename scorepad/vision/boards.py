@@ -1003,13 +1003,16 @@ COMPLETE_BELOW = 0.6
 @dataclass
 class Found:
     """A board found in a photo: which kind, its corners (top-left first, clockwise, photo
-    pixels), the camera that sees it, and how well its print matched."""
+    pixels), the camera that sees it, and how well its print matched; ``confirmed`` when
+    it fitted the print too poorly to be taken on the print alone and the game's own look
+    took it (``find_board``'s ``confirm``): its reading deserves a check all over."""
 
     spec: BoardSpec
     corners: FloatArray
     camera: Camera
     focal_measured: bool
     score: float
+    confirmed: bool = False
 
 
 def polish_outline(
@@ -1407,6 +1410,7 @@ def _confirmed(
         shown.append(fit)
         found = _found(photo, lab, fit)
         if confirm(found):
+            found.confirmed = True
             return found
         if len(shown) == UNSURE_TRIES:
             break

@@ -872,6 +872,12 @@ class Recognition:
     flag_below: float
 
     @property
+    def board_doubted(self) -> bool:
+        """Whether the board was found only by the tokens on its hexes, its outline fitting
+        the print poorly (``boards.Found.confirmed``): every hex is then flagged."""
+        return self.located.confirmed
+
+    @property
     def straight_down(self) -> bool:
         """Whether the photo was taken from so nearly straight above that heights hardly
         show (:data:`STRAIGHT_DOWN`): the app then suggests a photo at an angle."""
@@ -896,8 +902,10 @@ class Recognition:
             "confidence": confidence,
             "seconds": round(self.seconds, 3),
         }
-        if self.straight_down:  # an extension of the formats.md shape
+        if self.straight_down:  # extensions of the formats.md shape
             found["straight_down"] = True
+        if self.board_doubted:
+            found["board_doubted"] = True
         return found
 
 
@@ -932,6 +940,10 @@ MIN_TOKEN_SHARE = 0.35
 #: (boards hidden enough to fit poorly show more: VALIDATION 101 924, 0.91); a Sunflower
 #: Valley VALIDATION sheet (51) framed as side A at a fit of 0.56 showed 0.43.
 CONFIRM_TOKEN_SHARE = 0.65
+#: The factor on every hex's probability of a board found that way (flagged all over): the
+#: print did not vouch for the outline, and another outline, even the other side's, can
+#: also land on enough tokens.
+DOUBTED_BOARD = 0.3
 
 
 @cache
@@ -1013,6 +1025,8 @@ def analyse(image_bytes: bytes, side: str | None = None) -> Recognition:
         cubes[r.hex] = bool(best) and cube >= 0.5
         # The hex is right when its stack and its cube are: both must be sure.
         p[r.hex] = probs[best] * (max(cube, 1 - cube) if best else 1.0)
+        if located.confirmed:
+            p[r.hex] *= DOUBTED_BOARD
     return Recognition(
         located.spec.name,
         readings,

@@ -221,7 +221,15 @@ def angle_advice(result: Mapping[str, Any], flags: int) -> str:
 def doubted_sheet(result: Mapping[str, Any]) -> str:
     """A word when the recogniser doubted the whole sheet (``sheet_doubted``: its hex grid
     was not found as a sheet prints it, e.g. under a strong shadow, blurred, or on a photo
-    of another game's board), which outlines every cell."""
+    of another game's board) or the whole Harmonies board (``board_doubted``: found by the
+    tokens on its hexes, its outline fitting the print poorly), which outlines every cell."""
+    if result.get("board_doubted"):
+        return str(
+            gettext(
+                "The board was hard to find in the photo, so every hex is outlined: a photo "
+                "of the whole board on a plainer table may read better."
+            )
+        )
     if not result.get("sheet_doubted"):
         return ""
     return str(

@@ -186,6 +186,17 @@ def test_a_photo_from_straight_above_is_marked_so_and_a_tilted_one_is_not() -> N
     assert "straight_down" not in recognised(7)
 
 
+def test_a_board_found_by_its_tokens_alone_is_flagged_all_over() -> None:
+    # VALIDATION photo 101 924 (3 MP): its outline fits the print too poorly to be taken on
+    # the print alone; the tokens on its hexes confirmed it (boards.find_board's confirm).
+    doubted = hv.analyse(render3d.sample(render3d.VALIDATION, 1924, megapixels=3.0).jpeg)
+    assert doubted.located.confirmed and doubted.board_doubted
+    assert all(p < doubted.flag_below for p in doubted.p.values())
+    answer = doubted.to_json()
+    assert answer["board_doubted"] is True and all(c["flagged"] for c in answer["confidence"])
+    assert "board_doubted" not in recognised(7)
+
+
 def noise_png() -> bytes:
     """A photo of nothing: random pixels."""
     rng = np.random.default_rng(1)

@@ -25,7 +25,7 @@ from PIL import Image
 from webhelpers import HX, SV_FORM, new_table, stored_doc, tap
 
 from scorepad.games import sunflower_valley as sv
-from scorepad.games.harmonies import LEGAL_STACKS
+from scorepad.games.harmonies import LEGAL_STACKS, board_hexes
 from scorepad.vision import meadow_synth, render3d, synth
 from scorepad.vision.recognize import recognize
 from scorepad.web import db
@@ -444,6 +444,17 @@ def test_a_harmonies_board_photo_and_the_other_height_button(
         seen.append(cell_at(stored_doc(app, table_id), at)["stack"])
     assert {tuple(stack) for stack in seen} == {s for s in LEGAL_STACKS if s[-1] == before[-1]}
     assert (at in flagged) == (at in doubts(html))
+
+
+def test_a_board_found_by_its_tokens_alone_says_why_every_hex_is_outlined(
+    client: FlaskClient,
+) -> None:
+    # VALIDATION photo 101 924: found only by the tokens on its hexes (board_doubted).
+    shot = render3d.sample(render3d.VALIDATION, 1924, megapixels=3.0)
+    table_id = new_table(client, {"game": "harmonies", "side": shot.state.side}, ["Ann"])
+    html = send(client, f"/t/{table_id}/photo", shot.jpeg, p="0").get_data(as_text=True)
+    assert "The board was hard to find in the photo, so every hex is outlined" in html
+    assert len(set(doubts(html))) == len(board_hexes(shot.state.side))
 
 
 ANGLE_ADVICE = "a photo at an angle, as you see the board from your seat"
