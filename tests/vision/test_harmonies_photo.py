@@ -176,6 +176,28 @@ def test_the_top_is_the_furthest_strong_circle_along_the_lift_line() -> None:
     assert hv.highest_peak(np.array([1, 5, 9, 8.5, 8, 7.9])) == 2
 
 
+def _disc(*parts: tuple[tuple[float, float, float], int]) -> np.ndarray:
+    """Samples over a top's disc (cream = 100): ``count`` of each colour."""
+    return np.array([c for c, count in parts for _ in range(count)], np.float32)
+
+
+def test_a_golden_cube_covering_most_of_a_top_is_left_out_of_its_colour() -> None:
+    blue, gold = (20.0, 48.0, 80.0), (60.0, 48.0, 18.0)
+    assert np.linalg.norm(hv._log_colour(np.array(gold))[0] - hv._GOLD_CHROMA) < hv.GOLD_NEAR
+    # Seen at an angle, the cube covers 60 % of the disc: the top is still blue.
+    assert np.allclose(hv.top_colour(_disc((gold, 15), (blue, 10))), blue)
+    # A cube on a small part of it was never the median.
+    assert np.allclose(hv.top_colour(_disc((gold, 5), (blue, 20))), blue)
+    # Under a cube on a yellow top, what remains is itself of a golden hue (not golden
+    # enough to be left out, too golden to be another colour): all samples count, as
+    # they always did.
+    yellow = (72.0, 64.0, 16.0)
+    apart = np.linalg.norm(hv._log_colour(np.array(yellow))[0] - hv._GOLD_CHROMA)
+    assert hv.GOLD_NEAR < apart < hv.GOLD_APART
+    disc = _disc((gold, 15), (yellow, 10))
+    assert np.allclose(hv.top_colour(disc), disc.mean(axis=0))  # all near the median
+
+
 def test_a_photo_from_straight_above_is_marked_so_and_a_tilted_one_is_not() -> None:
     # VALIDATION photo 2 was taken 2 degrees from straight down, photo 7 at 36 degrees.
     assert render3d.Scene.of(render3d.VALIDATION[0] + 2).tilt < 5
