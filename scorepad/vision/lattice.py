@@ -31,6 +31,8 @@ from scorepad.vision.decode import PhotoError
 GRID_TOP, GRID_BOTTOM = 0.1, 0.86
 MIN_SIZE, MAX_SIZE = 35.0, 110.0  # hex size (centre to corner) in rectified pixels
 SHEET_HEXES = 30  # a sheet's printed hexes, in one compact block
+#: A grid that is not a clean sheet but has this many hexes is polished (:func:`polish`).
+POLISH_FROM = 12
 LATTICE_TRIES = 3  # autocorrelation readings tried when the first gives no clean sheet
 #: Mean outline support below which a grid is doubted: on 400 validation photos every
 #: correctly found grid had at least 0.95, the wrongly found ones with 30 hexes 0.63-0.77.
@@ -303,7 +305,9 @@ def fit(edges: np.ndarray, orientation: Orientation, size: float, theta: float) 
         lambda z: -score(best + z * scale),
         np.zeros(4),
         method="Nelder-Mead",
-        options={"xatol": 0.02, "fatol": 1e-4, "maxiter": 300},
+        # SciPy's default first simplex steps a zero start by 0.00025 only, which met both
+        # tolerances at once: the polish stopped after one iteration.
+        options={"xatol": 0.02, "fatol": 1e-4, "maxiter": 300, "initial_simplex": _simplex(4)},
     )
     s, th, sx, sy = best + result.x * scale
     # Re-express for a layout of size s: layout points scale by s / size already.
@@ -395,6 +399,47 @@ def refine(edges: np.ndarray, lattice: Lattice, p: Probe, strong: np.ndarray) ->
     return refined
 
 
+def _simplex(n: int, step: float = 0.5) -> np.ndarray:
+    """Nelder-Mead's first simplex around zero: the origin and a step along each axis."""
+    return np.vstack([np.zeros(n), step * np.eye(n)])
+
+
+def polish(edges: np.ndarray, lattice: Lattice, hexes: list[Hex]) -> Lattice:
+    """The lattice's homography moved (its four corners over the given hexes, Nelder-Mead)
+    to put outlines on those hexes' sides and nothing on their centres: for a grid whose
+    per-hex fits disagree (a blurred, pencilled sheet off a poor similarity fit)."""
+    p = probe(lattice.layout, hexes)
+    wide = cv2.GaussianBlur(edges, (0, 0), max(1.5, 0.05 * lattice.size))
+    lo, hi = p.centres.min(axis=0), p.centres.max(axis=0)
+    box = np.array([[lo[0], lo[1]], [hi[0], lo[1]], [hi[0], hi[1]], [lo[0], hi[1]]], np.float32)
+    start = lattice.to_image(box).astype(np.float32)
+    step = 0.1 * lattice.size
+
+    def moved(z: np.ndarray) -> np.ndarray:
+        return cv2.getPerspectiveTransform(box, start + (z.reshape(4, 2) * step).astype(np.float32))
+
+    def score(z: np.ndarray, image: np.ndarray) -> float:
+        trial = Lattice(lattice.orientation, lattice.size, moved(z))
+        on = sample(image, trial.to_image(p.edge_points)).mean(axis=(1, 2))
+        off = sample(image, trial.to_image(p.centres))
+        return float((on - off).mean())
+
+    z = np.zeros(8)
+    for image, reach in ((wide, 1.0), (edges, 0.3)):
+        z = minimize(
+            lambda v, image=image: -score(v, image),
+            z,
+            method="Nelder-Mead",
+            options={
+                "xatol": 0.05,
+                "fatol": 1e-5,
+                "maxiter": 800,
+                "initial_simplex": z + _simplex(8, reach),
+            },
+        ).x
+    return Lattice(lattice.orientation, lattice.size, moved(z))
+
+
 def print_map(sheet: np.ndarray) -> np.ndarray:
     """1 where the sheet shows print colour (saturated, coloured against the paper nearby,
     or clearly darker than it), 0 on bare paper. The colour against the paper (each channel
@@ -414,6 +459,19 @@ def print_map(sheet: np.ndarray) -> np.ndarray:
     return cv2.blur(colour.astype(np.float32), (5, 5))
 
 
+def _sides_and_fill(
+    edges: np.ndarray, printed: np.ndarray, lattice: Lattice, p: Probe
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per candidate hex: how many of its sides are outlined, and the share of its inner
+    points on print colour."""
+    strength = _support(edges, lattice, p)
+    level = np.percentile(strength, 90) if len(strength) else 1.0
+    support = (strength > 0.35 * level).sum(axis=1)
+    inner = p.centres[:, None, :] + 0.45 * (p.sides - p.centres[:, None, :])
+    fill = sample(printed, lattice.to_image(np.concatenate([inner, p.centres[:, None]], axis=1)))
+    return support, fill.mean(axis=1)
+
+
 def printed_cells(
     edges: np.ndarray, lattice: Lattice, top: float, bottom: float, printed: np.ndarray
 ) -> Grid:
@@ -422,17 +480,11 @@ def printed_cells(
     on them first."""
     for _ in range(3):
         p = _candidates(edges, lattice, top, bottom)
-        strength = _support(edges, lattice, p)
-        level = np.percentile(strength, 90) if len(strength) else 1.0
-        support = (strength > 0.35 * level).sum(axis=1)
-        lattice = refine(edges, lattice, p, support >= 4)
+        support, share = _sides_and_fill(edges, printed, lattice, p)
+        # The residents tally's boxes are outlined too, but not filled: they stay out.
+        lattice = refine(edges, lattice, p, (support >= 4) & (share > PAPER_FILL))
     p = _candidates(edges, lattice, top, bottom)
-    strength = _support(edges, lattice, p)
-    level = np.percentile(strength, 90) if len(strength) else 1.0
-    support = (strength > 0.35 * level).sum(axis=1)
-    inner = p.centres[:, None, :] + 0.45 * (p.sides - p.centres[:, None, :])
-    fill = sample(printed, lattice.to_image(np.concatenate([inner, p.centres[:, None]], axis=1)))
-    share = fill.mean(axis=1)
+    support, share = _sides_and_fill(edges, printed, lattice, p)
     chosen = {
         hx
         for hx, n, f in zip(p.hexes, support, share, strict=True)
@@ -487,6 +539,24 @@ def ranked(grid: Grid, fits: Callable[[Grid], bool] | None) -> tuple[bool, tuple
     return grid.is_clean_sheet and fit_, (fit_, grid.likeness)
 
 
+def polished(
+    grid: Grid,
+    edges: np.ndarray,
+    printed: np.ndarray,
+    rows: tuple[float, float],
+    fits: Callable[[Grid], bool] | None,
+) -> Grid:
+    """The grid found again after :func:`polish`, when that gives a clean sheet (that fits
+    the layout, when one is given). A polish that only raises the outline support a little
+    is not trusted: on a badly blurred sheet it can settle half a hex off."""
+    lattice = polish(edges, grid.lattice, list(grid.raw.values()))
+    try:
+        again = printed_cells(edges, lattice, rows[0], rows[1], printed)
+    except PhotoError:
+        return grid
+    return again if ranked(again, fits)[0] else grid
+
+
 def find_grid(sheet: np.ndarray, fits: Callable[[Grid], bool] | None = None) -> Grid:
     """The printed hex grid of an upright sheet image. When the strongest lattice reading
     does not give a sheet's 30 well-outlined hexes (a blurred sheet's faint outlines, the
@@ -508,6 +578,8 @@ def find_grid(sheet: np.ndarray, fits: Callable[[Grid], bool] | None = None) -> 
             grid = printed_cells(edges, lattice, float(top), float(bottom), printed)
         except PhotoError:
             continue
+        if not grid.is_clean_sheet and len(grid.cells) >= POLISH_FROM:
+            grid = polished(grid, edges, printed, (float(top), float(bottom)), fits)
         settled, rank = ranked(grid, fits)
         if settled:
             return grid
