@@ -25,8 +25,16 @@ from scorepad.vision import boards, harmonies, spring_meadow
 from scorepad.vision import cells as cellread
 from scorepad.vision import model as symbols
 from scorepad.vision.decode import PhotoError, decode
-from scorepad.vision.lattice import SHEET_HEXES, WELL_FOUND, Grid, find_grid, normal_map, ranked
-from scorepad.vision.sheet import Rectified, candidate_outlines, rectify
+from scorepad.vision.lattice import (
+    SHEET_HEXES,
+    WELL_FOUND,
+    Grid,
+    find_grid,
+    normal_map,
+    outline_map,
+    ranked,
+)
+from scorepad.vision.sheet import Rectified, candidate_outlines, rectify, turned, upside_down
 
 SUPPORTED = ("sunflower-valley", "harmonies", "spring-meadow")
 WORK_SIDE = 2000  # long side of the decoded photo we work on
@@ -204,6 +212,9 @@ def locate(photo: np.ndarray, fits: Callable[[Grid], bool] | None = None) -> tup
             rectified = rectify(photo, quad)
             grids += 1
             grid = trim(find_grid(rectified.image, trimmed_fits))
+            if tally_above(rectified, grid):
+                rectified = turned(rectified)
+                grid = trim(find_grid(rectified.image, trimmed_fits))
         except PhotoError as err:
             problem = str(err)
             continue
@@ -215,6 +226,13 @@ def locate(photo: np.ndarray, fits: Callable[[Grid], bool] | None = None) -> tup
     if best is None:
         raise PhotoError(problem)
     return best[1], best[2]
+
+
+def tally_above(rectified: Rectified, grid: Grid) -> bool:
+    """Whether the sheet came out upside down: its residents tally above the grid."""
+    ys = [y for _x, y in grid.cells.values()]
+    margin = grid.lattice.size
+    return upside_down(outline_map(rectified.image), min(ys) - margin, max(ys) + margin)
 
 
 def layout_shape(layout: sv.Layout) -> Callable[[Grid], bool]:

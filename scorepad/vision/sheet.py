@@ -28,6 +28,14 @@ SMOOTH_STEPS = (25.0, 40.0, 60.0)
 #: edge, of a sheet 1410 units high).
 HEADER_BAND = 95 / 1285
 HEADER_MARGIN = 30 / 95
+#: The residents tally, a row of small outlined boxes, lies below the grid: box sides every
+#: TALLY_PERIOD pixels of the rectified sheet. A sheet whose tally shows above the grid
+#: (periodicity at least TALLY_SEEN, and TALLY_APART more than below it) was turned upside
+#: down: a table strip of solid colour along the paper's edge looked like the header. On
+#: 300 validation photos the right way up, above less below was at most 0.14; the two read
+#: upside down had 0.44 and 0.45.
+TALLY_PERIOD = (18, 60)
+TALLY_SEEN, TALLY_APART = 0.6, 0.3
 
 
 @dataclass(frozen=True)
@@ -406,6 +414,41 @@ def rectify(rgb: np.ndarray, quad: np.ndarray) -> Rectified:
     image = cv2.warpPerspective(rgb, to_sheet, (SHEET_WIDTH, SHEET_HEIGHT), flags=cv2.INTER_AREA)
     return Rectified(
         image=image, to_photo=np.linalg.inv(to_sheet), corners=ordered.astype(np.float64)
+    )
+
+
+def tally_strength(edges: np.ndarray, y0: float, y1: float) -> float:
+    """How strongly a band of rows between ``y0`` and ``y1`` of an outline map repeats
+    along the row at the tally boxes' spacing (the autocorrelation peak of its column
+    profile, 0..1), the best band of 16 rows."""
+    h, w = edges.shape
+    y0, y1 = max(0, int(y0)), min(h, int(y1))
+    lo, hi = TALLY_PERIOD
+    best = 0.0
+    for top in range(y0, y1 - 16, 4):
+        profile = edges[top : top + 16].mean(axis=0)
+        profile = profile - profile.mean()
+        ac = np.correlate(profile, profile, mode="full")[w - 1 :]
+        if ac[0] > 1e-6:
+            best = max(best, float(ac[lo:hi].max() / ac[0]))
+    return best
+
+
+def upside_down(edges: np.ndarray, grid_top: float, grid_bottom: float) -> bool:
+    """Whether the residents tally shows above the grid rather than below it."""
+    above = tally_strength(edges, 0, grid_top)
+    below = tally_strength(edges, grid_bottom, edges.shape[0])
+    return above >= TALLY_SEEN and above - below > TALLY_APART
+
+
+def turned(rectified: Rectified) -> Rectified:
+    """The rectified sheet turned by 180 degrees."""
+    w, h = SHEET_WIDTH, SHEET_HEIGHT
+    half_turn = np.array([[-1.0, 0, w - 1], [0, -1.0, h - 1], [0, 0, 1]])  # pixel centres
+    return Rectified(
+        image=np.ascontiguousarray(rectified.image[::-1, ::-1]),
+        to_photo=rectified.to_photo @ half_turn,
+        corners=np.roll(rectified.corners, -2, axis=0),
     )
 
 

@@ -25,10 +25,11 @@ from scorepad.vision.lattice import (
     ranked,
     recover,
 )
-from scorepad.vision.recognize import WORK_SIDE, layout_shape, locate, trim
+from scorepad.vision.recognize import WORK_SIDE, layout_shape, locate, tally_above, trim
 from scorepad.vision.sheet import (
     SHEET_HEIGHT,
     SHEET_WIDTH,
+    Rectified,
     beyond_header,
     candidate_outlines,
     mend_side,
@@ -36,6 +37,7 @@ from scorepad.vision.sheet import (
     order_corners,
     paper_edges,
     refine_quad,
+    turned,
 )
 
 
@@ -316,6 +318,35 @@ def test_polish_takes_a_lattice_seen_in_perspective_from_a_similarity_start():
     assert 8 < off < 15
     polished = polish(edges, similar, hexes)
     assert np.abs(polished.to_image(pts) - true.to_image(pts)).max() < 2.0
+
+
+def test_the_residents_tally_tells_a_sheet_turned_upside_down():
+    sheet = printed(100_001)
+    image = cv2.resize(sheet.image, (SHEET_WIDTH, SHEET_HEIGHT), interpolation=cv2.INTER_AREA)
+    grid = find_grid(image)
+    upright = Rectified(image=image, to_photo=np.eye(3), corners=np.zeros((4, 2)))
+    assert not tally_above(upright, grid)
+    upturned = turned(upright)
+    assert tally_above(upturned, find_grid(upturned.image))
+    # Turned twice is the sheet as it was; a pixel's photo point follows it.
+    again = turned(upturned)
+    assert np.array_equal(again.image, image)
+    assert np.allclose(again.to_photo, np.eye(3))
+    point = np.array([[[10.0, 20.0]]])
+    assert np.allclose(
+        cv2.perspectiveTransform(point, upturned.to_photo),
+        [[[SHEET_WIDTH - 11.0, SHEET_HEIGHT - 21.0]]],
+    )
+
+
+@pytest.mark.parametrize("index", [1699, 1816])
+def test_a_sheet_rectified_upside_down_is_turned(index):
+    # A green (1699) or brown (1816) table strip along the paper's edge inside the outline
+    # looked like the header band: the grid came out turned by 180 degrees.
+    s = synth.sample(synth.VALIDATION, index, 3.0)
+    _rectified, grid = locate(decode(s.jpeg, WORK_SIDE))
+    assert grid.lattice.orientation is s.orientation
+    assert set(grid.cells) == {Hex(c["q"], c["r"]) for c in s.layout["cells"]}
 
 
 def test_layout_shape_accepts_the_layouts_hexes_in_either_orientation_only():
