@@ -40,6 +40,8 @@ WELL_FOUND = 0.9
 #: A hex next to a group short of 30 joins it when its print fill (share of its inner
 #: points on print colour) is above RECOVER_FILL and at least RECOVER_SIDES sides are outlined.
 RECOVER_FILL, RECOVER_SIDES = 0.85, 2
+#: ... or when it is outlined all round and this many of its six neighbours are in the group.
+ENCLOSED = 5
 #: Every printed hex is filled (an area's colour or a mountain): a hex whose inner points
 #: are bare paper is not one, however outlined it looks (on a blurred sheet the outline
 #: map's noise floor passes blank paper as outlined).
@@ -508,21 +510,23 @@ def printed_cells(
 def recover(group: set[Hex], hexes: list[Hex], support: np.ndarray, fill: np.ndarray) -> set[Hex]:
     """A group short of a sheet's 30 hexes grows by the hexes next to it that are filled
     with print colour all over and outlined on at least two sides (edge hexes of a blurred
-    sheet, whose outer outlines fade into the paper), the best first, up to 30."""
-    score = {
-        hx: (float(f), int(n))
-        for hx, n, f in zip(hexes, support, fill, strict=True)
-        if f > RECOVER_FILL and n >= RECOVER_SIDES
-    }
+    sheet, whose outer outlines fade into the paper), or outlined all round and enclosed by
+    the group (a pale print the print map missed: validation photo 1638, pink under a
+    green cast), the best first, up to 30."""
+    score = {hx: (float(f), int(n)) for hx, n, f in zip(hexes, support, fill, strict=True)}
     group = set(group)
     while len(group) < SHEET_HEXES:
-        touching = [
-            hx for hx in score if hx not in group and any(nb in group for nb in neighbors(hx))
-        ]
+        touching = [hx for hx in score if hx not in group and _joins(hx, *score[hx], group)]
         if not touching:
             break
         group.add(max(touching, key=lambda hx: (score[hx], -hx.q, -hx.r)))
     return group
+
+
+def _joins(hx: Hex, fill: float, sides: int, group: set[Hex]) -> bool:
+    around = sum(nb in group for nb in neighbors(hx))
+    filled = fill > RECOVER_FILL and sides >= RECOVER_SIDES
+    return around > 0 and (filled or (sides == 6 and around >= ENCLOSED))
 
 
 def normal_map(group: Iterable[Hex], orientation: Orientation) -> dict[Hex, Hex]:

@@ -235,6 +235,27 @@ def test_a_group_short_of_a_sheet_recovers_filled_neighbours_up_to_thirty():
     assert len(recover(found, hexes, support, fill)) == 30
 
 
+def test_a_group_short_of_a_sheet_takes_an_enclosed_hex_outlined_all_round():
+    block = [Hex(q, r) for q in range(6) for r in range(5)]
+    hole = Hex(2, 2)  # all six neighbours in the block
+    found = set(block) - {hole}
+    outside = [n for h in block for n in neighbors(h) if n not in block]
+    hexes = [*sorted(found), hole, *outside]
+    # A pale print the print map missed: outlined all round, hardly any print colour.
+    support = np.array([6] * len(found) + [6] + [6] * len(outside))
+    fill = np.array([1.0] * len(found) + [0.15] + [0.1] * len(outside))
+    assert recover(found, hexes, support, fill) == set(block)
+    # A corner hex with as little print colour is not enclosed, nor is the paper around
+    # the sheet (outlined all round too): neither is taken.
+    corner = hexes.index(Hex(0, 0))
+    fill[corner] = 0.15
+    assert recover(found - {Hex(0, 0)}, hexes, support, fill) == set(block) - {Hex(0, 0)}
+    fill[corner] = 1.0
+    # Outlined on five sides only, the enclosed hex stays out.
+    support[len(found)] = 5
+    assert recover(found, hexes, support, fill) == found
+
+
 @pytest.mark.parametrize(
     "index",
     [
