@@ -413,6 +413,8 @@ def polish(edges: np.ndarray, lattice: Lattice, hexes: list[Hex]) -> Lattice:
     p = probe(lattice.layout, hexes)
     wide = cv2.GaussianBlur(edges, (0, 0), max(1.5, 0.05 * lattice.size))
     lo, hi = p.centres.min(axis=0), p.centres.max(axis=0)
+    if (hi - lo).min() < lattice.size:
+        return lattice  # one row of hexes: its corners fix no homography
     box = np.array([[lo[0], lo[1]], [hi[0], lo[1]], [hi[0], hi[1]], [lo[0], hi[1]]], np.float32)
     start = lattice.to_image(box).astype(np.float32)
     step = 0.1 * lattice.size

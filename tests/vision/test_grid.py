@@ -370,6 +370,14 @@ def test_a_sheet_rectified_upside_down_is_turned(index):
     assert set(grid.cells) == {Hex(c["q"], c["r"]) for c in s.layout["cells"]}
 
 
+def test_polish_leaves_a_single_row_of_hexes_as_it_is():
+    layout = Layout(Orientation.FLAT, 45.0)
+    similar = Lattice.similar(Orientation.FLAT, 45.0, 0.0, (400.0, 400.0))
+    edges = _outlines(layout, similar.homography, (800, 800))
+    row = [Hex(0, r) for r in range(-3, 4)]  # one column of flat-top hexes: one line
+    assert polish(edges, similar, row) is similar
+
+
 def test_layout_shape_accepts_the_layouts_hexes_in_either_orientation_only():
     layout = sv.parse_layout({"name": "t", "cells": synth.random_layout(100_002)["cells"]})
     fits = layout_shape(layout)
