@@ -32,6 +32,7 @@ from scorepad.vision.sheet import (
     Rectified,
     beyond_header,
     candidate_outlines,
+    mend_corner,
     mend_side,
     near_edges,
     order_corners,
@@ -204,6 +205,26 @@ def test_an_outline_with_one_side_off_the_paper_edge_is_mended(corner, towards, 
     assert mended is not None
     assert np.abs(order_corners(refine_quad(edges, mended, points=points)) - quad).max() < 3
     assert mend_side(near, quad) is None  # every side on the paper's edge: nothing to mend
+
+
+def test_an_outline_with_one_corner_out_on_a_light_object_is_mended():
+    # A light object touching the paper at its bottom-right corner is taken into the
+    # paper region (validation photos 2478 and 2678): the two sides meeting there run
+    # over the table, and where the object touches, the paper's edge shows no step.
+    sheet = printed(100_002).image
+    quad = np.array([[300, 130], [640, 160], [620, 640], [270, 610]], np.float64)
+    photo, _m = on_a_table(sheet, quad)
+    cv2.ellipse(photo, (700, 690), (110, 60), 20, 0, 360, (245, 243, 236), -1)
+    small = cv2.GaussianBlur(photo, (3, 3), 0)
+    edges, points = paper_edges(small)
+    near = near_edges(edges)
+    astray = quad.copy()
+    astray[2] = (790, 740)  # the far end of the object
+    mended = mend_corner(near, astray)
+    assert mended is not None
+    assert np.abs(order_corners(refine_quad(edges, mended, points=points)) - quad).max() < 3
+    assert mend_corner(near, quad) is None  # every side on the paper's edge: nothing to mend
+    assert mend_side(near, astray) is None  # two sides off: not one side's repair
 
 
 def test_a_pale_print_under_a_colour_cast_is_print_colour_and_the_paper_is_not():
