@@ -1245,10 +1245,12 @@ def _refined_best(
     return best
 
 
+#: The poorest fit of the print at which ``find_board`` takes a board at all.
+MIN_FIT = 0.5
 #: The poorest fit (of an outline that needs ``EDGE_FIT`` to be taken on its own) that the
 #: game may still confirm as its board (``find_board``'s ``confirm``): as poor as a fit
 #: the finder takes at all.
-UNSURE_FLOOR = 0.5
+UNSURE_FLOOR = MIN_FIT
 #: How many such outlines are shown to ``confirm``, best fit first.
 UNSURE_TRIES = 3
 
@@ -1389,7 +1391,7 @@ def find_board(
         best = _polished(photo, lab, grey, best, prefer)
     if best is None or best[0] < deep_below:
         best = _deep_retries(photo, lab, grey, rough_copy, outlines, specs, best, unsure)
-    if best is None or best[0] < 0.5:
+    if best is None or best[0] < MIN_FIT:
         found = _confirmed(photo, lab, unsure, confirm) if confirm else None
         if found is None:
             raise no_board(game)

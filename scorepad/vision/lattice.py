@@ -563,15 +563,17 @@ def polished(
     return again if ranked(again, fits)[0] else grid
 
 
-def find_grid(sheet: np.ndarray, fits: Callable[[Grid], bool] | None = None) -> Grid:
+def find_grid(
+    sheet: np.ndarray, fits: Callable[[Grid], bool] | None = None, edges: np.ndarray | None = None
+) -> Grid:
     """The printed hex grid of an upright sheet image. When the strongest lattice reading
     does not give a sheet's 30 well-outlined hexes (a blurred sheet's faint outlines, the
     pencil or the paper's grain giving a false peak), the next readings are tried too and
     the grid that looks most like a sheet is kept. ``fits`` (the hexes of a known layout)
     makes a grid taken at once only when it fits, and one that fits preferred to any that
-    does not."""
+    does not. ``edges``: the sheet's :func:`outline_map`, when the caller has it already."""
     h, _w = sheet.shape[:2]
-    edges = outline_map(sheet)
+    edges = outline_map(sheet) if edges is None else edges
     top, bottom = int(h * GRID_TOP), int(h * GRID_BOTTOM)
     region = edges[top:bottom]
     printed = print_map(sheet)

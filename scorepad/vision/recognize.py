@@ -211,8 +211,9 @@ def locate(photo: np.ndarray, fits: Callable[[Grid], bool] | None = None) -> tup
         try:
             rectified = rectify(photo, quad)
             grids += 1
-            grid = trim(find_grid(rectified.image, trimmed_fits))
-            if tally_above(rectified, grid):
+            edges = outline_map(rectified.image)
+            grid = trim(find_grid(rectified.image, trimmed_fits, edges))
+            if tally_above(edges, grid):
                 rectified = turned(rectified)
                 grid = trim(find_grid(rectified.image, trimmed_fits))
         except PhotoError as err:
@@ -228,11 +229,12 @@ def locate(photo: np.ndarray, fits: Callable[[Grid], bool] | None = None) -> tup
     return best[1], best[2]
 
 
-def tally_above(rectified: Rectified, grid: Grid) -> bool:
-    """Whether the sheet came out upside down: its residents tally above the grid."""
+def tally_above(edges: np.ndarray, grid: Grid) -> bool:
+    """Whether the sheet came out upside down: its residents tally shows above the grid
+    on the sheet's outline map (``edges``)."""
     ys = [y for _x, y in grid.cells.values()]
     margin = grid.lattice.size
-    return upside_down(outline_map(rectified.image), min(ys) - margin, max(ys) + margin)
+    return upside_down(edges, min(ys) - margin, max(ys) + margin)
 
 
 def layout_shape(layout: sv.Layout) -> Callable[[Grid], bool]:

@@ -213,6 +213,12 @@ def on_edge(near: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return near[y, x].mean(axis=-1)
 
 
+def side_shares(near: np.ndarray, corners: np.ndarray) -> list[float]:
+    """Share of each side of an outline (ordered corners) lying on an edge (:func:`on_edge`),
+    side k running from corner k to corner k + 1."""
+    return [float(on_edge(near, corners[k], corners[(k + 1) % 4])) for k in range(4)]
+
+
 def mend_side(near: np.ndarray, quad: np.ndarray) -> np.ndarray | None:
     """The outline with its one side off the paper's edge moved onto it, or None.
 
@@ -223,7 +229,7 @@ def mend_side(near: np.ndarray, quad: np.ndarray) -> np.ndarray | None:
     best placings the outermost is kept (the printed header band and the hexes make straight
     edges inside the paper too)."""
     corners = order_corners(quad)
-    shares = [float(on_edge(near, corners[k], corners[(k + 1) % 4])) for k in range(4)]
+    shares = side_shares(near, corners)
     weak = [k for k in range(4) if shares[k] < 0.7]
     if len(weak) != 1 or min(shares[k] for k in range(4) if k != weak[0]) < 0.85:
         return None
@@ -252,7 +258,7 @@ def mend_corner(near: np.ndarray, quad: np.ndarray) -> np.ndarray | None:
     (towards its neighbours, or a little away) to where both its sides lie on an edge; of
     the nearly best placings the outermost is kept, as in :func:`mend_side`."""
     corners = order_corners(quad)
-    shares = [float(on_edge(near, corners[k], corners[(k + 1) % 4])) for k in range(4)]
+    shares = side_shares(near, corners)
     weak = [k for k in range(4) if shares[k] < 0.8]
     if len(weak) != 2 or min(shares[k] for k in range(4) if k not in weak) < 0.85:
         return None
