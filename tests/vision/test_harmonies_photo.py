@@ -219,6 +219,23 @@ def test_a_board_found_by_its_tokens_alone_is_flagged_all_over() -> None:
     assert "board_doubted" not in recognised(7)
 
 
+def test_each_outline_the_board_finder_asks_about_is_read_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # VALIDATION photo 101 924: the finder shows the game a poor outline to confirm by its
+    # tokens, and the recognition then reads the outline it took: not a second time.
+    reads: list[bytes] = []
+    read_board = hv.read_board
+
+    def counted(photo: np.ndarray, found: boards.Found) -> list[hv.HexReading]:
+        reads.append(found.corners.tobytes())
+        return read_board(photo, found)
+
+    monkeypatch.setattr(hv, "read_board", counted)
+    hv.analyse(render3d.sample(render3d.VALIDATION, 1924, megapixels=3.0).jpeg)
+    assert reads and len(reads) == len(set(reads))
+
+
 def noise_png() -> bytes:
     """A photo of nothing: random pixels."""
     rng = np.random.default_rng(1)
