@@ -42,6 +42,9 @@ WELL_FOUND = 0.9
 RECOVER_FILL, RECOVER_SIDES = 0.85, 2
 #: ... or when it is outlined all round and this many of its six neighbours are in the group.
 ENCLOSED = 5
+#: ... or when print colour fills it all over and this many of its neighbours are in the
+#: group, however faint its outline (one side at least).
+FILLED, FILLED_BESIDE = 0.95, 2
 #: Every printed hex is filled (an area's colour or a mountain): a hex whose inner points
 #: are bare paper is not one, however outlined it looks (on a blurred sheet the outline
 #: map's noise floor passes blank paper as outlined).
@@ -528,7 +531,8 @@ def recover(group: set[Hex], hexes: list[Hex], support: np.ndarray, fill: np.nda
 def _joins(hx: Hex, fill: float, sides: int, group: set[Hex]) -> bool:
     around = sum(nb in group for nb in neighbors(hx))
     filled = fill > RECOVER_FILL and sides >= RECOVER_SIDES
-    return around > 0 and (filled or (sides == 6 and around >= ENCLOSED))
+    beside = fill > FILLED and sides >= 1 and around >= FILLED_BESIDE
+    return around > 0 and (filled or beside or (sides == 6 and around >= ENCLOSED))
 
 
 def normal_map(group: Iterable[Hex], orientation: Orientation) -> dict[Hex, Hex]:

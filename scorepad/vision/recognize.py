@@ -34,13 +34,24 @@ from scorepad.vision.lattice import (
     outline_map,
     ranked,
 )
-from scorepad.vision.sheet import Rectified, candidate_outlines, rectify, turned, upside_down
+from scorepad.vision.sheet import (
+    SHEET_HEIGHT,
+    SHEET_WIDTH,
+    Rectified,
+    candidate_outlines,
+    rectify,
+    turned,
+    upside_down,
+)
 
 SUPPORTED = ("sunflower-valley", "harmonies", "spring-meadow")
 WORK_SIDE = 2000  # long side of the decoded photo we work on
 FULL_SHEET = SHEET_HEXES  # hexes on a sheet (5 areas of 5, 5 mountains)
 SHEET_MOUNTAINS = 5
 MAX_GRIDS = 4  # candidate sheets whose hex grid we look for, at most
+EDGE_SHEETS = 3  # and outlines on straight edges, when none of those settles it
+EDGE_ASPECT = 0.2  # how far from a sheet's proportions such an outline may be
+SHEET_ASPECT = SHEET_HEIGHT / SHEET_WIDTH
 ODD_SHEET = 0.3  # probability factor for every cell of a sheet with an unexpected count
 #: A sheet with at least FAMILY_DOUBT sunflower-like hexes of which fewer than
 #: FEW_SUPERS are read as super sunflowers has its sunflowers doubted by NO_SUPER_SEEN (see
@@ -200,33 +211,64 @@ def locate(photo: np.ndarray, fits: Callable[[Grid], bool] | None = None) -> tup
     """The sheet and its hex grid. Candidate outlines are tried in turn; a grid of a whole
     sheet's worth of well-outlined hexes is taken at once, otherwise the best one seen.
     With ``fits`` (:func:`layout_shape`) a grid is taken at once only when it also fits,
-    and any grid that fits is preferred to one that does not."""
+    and any grid that fits is preferred to one that does not. When no outline of the
+    paper's regions settles it, outlines on the photo's straight edges are tried too
+    (:func:`edge_sheets`), and one is taken only when its grid settles it."""
     problem = "no sheet found in the photo: photograph the whole sheet, flat, on a darker table"
     best: tuple[tuple[bool, float], Rectified, Grid] | None = None
-    grids = 0
-    trimmed_fits = None if fits is None else (lambda g: fits(trim(g)))
-    for quad in candidate_outlines(photo):
-        if grids == MAX_GRIDS:
-            break  # enough tries: keep the latency bounded
-        try:
-            rectified = rectify(photo, quad)
-            grids += 1
-            edges = outline_map(rectified.image)
-            grid = trim(find_grid(rectified.image, trimmed_fits, edges))
-            if tally_above(edges, grid):
-                rectified = turned(rectified)
-                grid = trim(find_grid(rectified.image, trimmed_fits))
-        except PhotoError as err:
-            problem = str(err)
-            continue
-        settled, rank = ranked(grid, fits)
-        if settled:
-            return rectified, grid
-        if best is None or rank > best[0]:
-            best = (rank, rectified, grid)
+    for quads, limit in ((candidate_outlines(photo), MAX_GRIDS), (None, EDGE_SHEETS)):
+        tried = 0
+        for quad in edge_sheets(photo) if quads is None else quads:
+            if tried == limit:
+                break  # enough tries: keep the latency bounded
+            try:
+                rectified = rectify(photo, quad)
+                tried += 1
+                rectified, grid = sheet_grid(rectified, fits)
+            except PhotoError as err:
+                problem = str(err)
+                continue
+            settled, rank = ranked(grid, fits)
+            if settled:
+                return rectified, grid
+            if quads is not None and (best is None or rank > best[0]):
+                best = (rank, rectified, grid)
     if best is None:
         raise PhotoError(problem)
     return best[1], best[2]
+
+
+def sheet_grid(rectified: Rectified, fits: Callable[[Grid], bool] | None) -> tuple[Rectified, Grid]:
+    """A rectified sheet's hex grid (``find_grid``), the sheet turned when it came out
+    upside down."""
+    trimmed_fits = None if fits is None else (lambda g: fits(trim(g)))
+    edges = outline_map(rectified.image)
+    grid = trim(find_grid(rectified.image, trimmed_fits, edges))
+    if tally_above(edges, grid):
+        rectified = turned(rectified)
+        grid = trim(find_grid(rectified.image, trimmed_fits))
+    return rectified, grid
+
+
+def edge_sheets(photo: np.ndarray) -> list[np.ndarray]:
+    """Outlines on four of the photo's long straight edges (``boards.edge_outlines``) with
+    a sheet's proportions (within ``EDGE_ASPECT``, seen through a phone's usual focal
+    length), largest first: the paper of a sheet in a shadow and touching light things,
+    which no region of paper outlines (validation photo 3312)."""
+    size = (photo.shape[1], photo.shape[0])
+    focal = boards.default_focal(size)
+
+    def sheet_like(quad: np.ndarray) -> bool:
+        aspect = boards.aspect_of(quad, focal, size)
+        return abs(max(aspect, 1 / aspect) / SHEET_ASPECT - 1) <= EDGE_ASPECT
+
+    quads = [q for q in boards.edge_outlines(photo) if sheet_like(q)]
+    return sorted(quads, key=lambda q: -polygon_area(q))
+
+
+def polygon_area(quad: np.ndarray) -> float:
+    x, y = quad[:, 0], quad[:, 1]
+    return 0.5 * abs(float(x @ np.roll(y, -1) - y @ np.roll(x, -1)))
 
 
 def tally_above(edges: np.ndarray, grid: Grid) -> bool:

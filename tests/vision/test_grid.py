@@ -278,6 +278,28 @@ def test_a_group_short_of_a_sheet_takes_an_enclosed_hex_outlined_all_round():
     assert recover(found, hexes, support, fill) == found
 
 
+def test_a_group_short_of_a_sheet_takes_a_filled_hex_beside_it_however_faint_its_outline():
+    # Validation photos 3416 and 3670: blurred, an edge hex full of print colour kept one
+    # outlined side. It joins when it touches the group on two sides or more.
+    block = [Hex(q, r) for q in range(6) for r in range(5)]
+    edge_hex = Hex(5, 4)  # beside Hex(5, 3) and Hex(4, 4)
+    found = set(block) - {edge_hex}
+    outside = [n for h in block for n in neighbors(h) if n not in block]
+    hexes = [*sorted(found), edge_hex, *outside]
+    support = np.array([6] * len(found) + [1] + [3] * len(outside))
+    fill = np.array([1.0] * len(found) + [1.0] + [0.1] * len(outside))
+    assert recover(found, hexes, support, fill) == set(block)
+    # Not all over print colour, or no outlined side at all: it stays out.
+    for sides, filled in ((1, 0.9), (0, 1.0)):
+        support[len(found)], fill[len(found)] = sides, filled
+        assert recover(found, hexes, support, fill) == found
+    # A filled hex touching the group on one side only stays out (a shadow beside it).
+    support[len(found)], fill[len(found)] = 1, 0.9
+    lone = hexes.index(Hex(6, -1))  # beside Hex(5, 0) alone
+    support[lone], fill[lone] = 1, 1.0
+    assert recover(found, hexes, support, fill) == found
+
+
 @pytest.mark.parametrize(
     "index",
     [
@@ -287,6 +309,9 @@ def test_a_group_short_of_a_sheet_takes_an_enclosed_hex_outlined_all_round():
         210,  # blurred: blank paper looked outlined all round (a wrong lattice of 33 hexes)
         2,  # a shadow carried the paper region out into the table at one corner
         433,  # a shadow cut a corner off the paper region
+        3416,  # blurred: an edge hex full of print colour had one outlined side (left out)
+        3670,  # the same, at the far corner of a sheet blurred towards the bottom
+        3312,  # in a shadow, touching light things: no paper region outlines the sheet
     ],
 )
 def test_grid_of_a_hard_validation_photo(index):
