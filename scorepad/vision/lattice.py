@@ -45,6 +45,9 @@ ENCLOSED = 5
 #: ... or when print colour fills it all over and this many of its neighbours are in the
 #: group, however faint its outline (one side at least).
 FILLED, FILLED_BESIDE = 0.95, 2
+#: ... or when it holds print colour (PAPER_FILL: a mountain's white peaks leave less than
+#: RECOVER_FILL) and half its sides are outlined and half its neighbours in the group.
+HALF = 3
 #: Every printed hex is filled (an area's colour or a mountain): a hex whose inner points
 #: are bare paper is not one, however outlined it looks (on a blurred sheet the outline
 #: map's noise floor passes blank paper as outlined).
@@ -532,7 +535,8 @@ def _joins(hx: Hex, fill: float, sides: int, group: set[Hex]) -> bool:
     around = sum(nb in group for nb in neighbors(hx))
     filled = fill > RECOVER_FILL and sides >= RECOVER_SIDES
     beside = fill > FILLED and sides >= 1 and around >= FILLED_BESIDE
-    return around > 0 and (filled or beside or (sides == 6 and around >= ENCLOSED))
+    notch = fill > PAPER_FILL and sides >= HALF and around >= HALF
+    return around > 0 and (filled or beside or notch or (sides == 6 and around >= ENCLOSED))
 
 
 def normal_map(group: Iterable[Hex], orientation: Orientation) -> dict[Hex, Hex]:

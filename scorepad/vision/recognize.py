@@ -216,9 +216,9 @@ def locate(photo: np.ndarray, fits: Callable[[Grid], bool] | None = None) -> tup
     (:func:`edge_sheets`), and one is taken only when its grid settles it."""
     problem = "no sheet found in the photo: photograph the whole sheet, flat, on a darker table"
     best: tuple[tuple[bool, float], Rectified, Grid] | None = None
-    for quads, limit in ((candidate_outlines(photo), MAX_GRIDS), (None, EDGE_SHEETS)):
+    for regions, limit in ((True, MAX_GRIDS), (False, EDGE_SHEETS)):
         tried = 0
-        for quad in edge_sheets(photo) if quads is None else quads:
+        for quad in candidate_outlines(photo) if regions else edge_sheets(photo):
             if tried == limit:
                 break  # enough tries: keep the latency bounded
             try:
@@ -231,7 +231,7 @@ def locate(photo: np.ndarray, fits: Callable[[Grid], bool] | None = None) -> tup
             settled, rank = ranked(grid, fits)
             if settled:
                 return rectified, grid
-            if quads is not None and (best is None or rank > best[0]):
+            if regions and (best is None or rank > best[0]):
                 best = (rank, rectified, grid)
     if best is None:
         raise PhotoError(problem)
@@ -253,8 +253,8 @@ def sheet_grid(rectified: Rectified, fits: Callable[[Grid], bool] | None) -> tup
 def edge_sheets(photo: np.ndarray) -> list[np.ndarray]:
     """Outlines on four of the photo's long straight edges (``boards.edge_outlines``) with
     a sheet's proportions (within ``EDGE_ASPECT``, seen through a phone's usual focal
-    length), largest first: the paper of a sheet in a shadow and touching light things,
-    which no region of paper outlines (validation photo 3312)."""
+    length), the ``EDGE_SHEETS`` largest: the paper of a sheet in a shadow and touching
+    light things, which no region of paper outlines (validation photo 3312)."""
     size = (photo.shape[1], photo.shape[0])
     focal = boards.default_focal(size)
 
@@ -263,10 +263,11 @@ def edge_sheets(photo: np.ndarray) -> list[np.ndarray]:
         return abs(max(aspect, 1 / aspect) / SHEET_ASPECT - 1) <= EDGE_ASPECT
 
     quads = [q for q in boards.edge_outlines(photo) if sheet_like(q)]
-    return sorted(quads, key=lambda q: -polygon_area(q))
+    return sorted(quads, key=lambda q: -polygon_area(q))[:EDGE_SHEETS]
 
 
 def polygon_area(quad: np.ndarray) -> float:
+    """The area of a polygon (corners in order), by the shoelace formula."""
     x, y = quad[:, 0], quad[:, 1]
     return 0.5 * abs(float(x @ np.roll(y, -1) - y @ np.roll(x, -1)))
 

@@ -300,6 +300,19 @@ def test_a_group_short_of_a_sheet_takes_a_filled_hex_beside_it_however_faint_its
     assert recover(found, hexes, support, fill) == found
 
 
+def test_a_group_short_of_a_sheet_takes_a_mountain_in_a_notch_half_outlined():
+    # Validation photo 4180: a mountain's white peaks leave little print colour inside
+    # (below the filled neighbours' 85 %); half outlined, in a notch of the group, it joins.
+    block = [Hex(q, r) for q in range(6) for r in range(5)]
+    for mountain, joins in ((Hex(0, 4), True), (Hex(5, 4), False)):  # 3 or 2 beside it
+        found = set(block) - {mountain}
+        outside = [n for h in block for n in neighbors(h) if n not in block]
+        hexes = [*sorted(found), mountain, *outside]
+        support = np.array([6] * len(found) + [3] + [3] * len(outside))
+        fill = np.array([1.0] * len(found) + [0.6] + [0.1] * len(outside))
+        assert recover(found, hexes, support, fill) == (set(block) if joins else found)
+
+
 @pytest.mark.parametrize(
     "index",
     [
@@ -312,6 +325,7 @@ def test_a_group_short_of_a_sheet_takes_a_filled_hex_beside_it_however_faint_its
         3416,  # blurred: an edge hex full of print colour had one outlined side (left out)
         3670,  # the same, at the far corner of a sheet blurred towards the bottom
         3312,  # in a shadow, touching light things: no paper region outlines the sheet
+        4180,  # blurred: a mountain beside three hexes of the grid was left out
     ],
 )
 def test_grid_of_a_hard_validation_photo(index):
