@@ -11,6 +11,7 @@ import pytest
 from scorepad.games import sunflower_valley as sv
 from scorepad.hexgrid import Hex, Layout, Orientation, neighbors, spiral
 from scorepad.vision import lattice as lattice_finder
+from scorepad.vision import recognize as recogniser
 from scorepad.vision import sheet as sheet_finder
 from scorepad.vision import synth
 from scorepad.vision.decode import PhotoError, decode
@@ -460,6 +461,8 @@ def test_a_layout_picks_the_grid_of_its_shape_over_a_better_outlined_wrong_one(m
     monkeypatch.setattr(sheet_finder, "beyond_header", lambda *_args: None)
     # Unpolished, as the polish now rescues the blind search too (lattice.polish).
     monkeypatch.setattr(lattice_finder, "POLISH_FROM", 10**6)
+    # Nor the straight edges tried when no paper region settles it (recognize.edge_sheets).
+    monkeypatch.setattr(recogniser, "edge_sheets", lambda _photo: [])
     s = synth.sample(synth.VALIDATION, 373, 3.0)
     photo_ = decode(s.jpeg, WORK_SIDE)
     layout = sv.parse_layout({"name": "t", "cells": s.layout["cells"]})
