@@ -38,6 +38,7 @@ from scorepad.vision.sheet import (
     SHEET_HEIGHT,
     SHEET_WIDTH,
     Rectified,
+    band_below,
     candidate_outlines,
     rectify,
     turned,
@@ -244,7 +245,7 @@ def sheet_grid(rectified: Rectified, fits: Callable[[Grid], bool] | None) -> tup
     trimmed_fits = None if fits is None else (lambda g: fits(trim(g)))
     edges = outline_map(rectified.image)
     grid = trim(find_grid(rectified.image, trimmed_fits, edges))
-    if tally_above(edges, grid):
+    if tally_above(edges, grid, rectified.image):
         rectified = turned(rectified)
         grid = trim(find_grid(rectified.image, trimmed_fits))
     return rectified, grid
@@ -272,12 +273,14 @@ def polygon_area(quad: np.ndarray) -> float:
     return 0.5 * abs(float(x @ np.roll(y, -1) - y @ np.roll(x, -1)))
 
 
-def tally_above(edges: np.ndarray, grid: Grid) -> bool:
+def tally_above(edges: np.ndarray, grid: Grid, sheet: np.ndarray | None = None) -> bool:
     """Whether the sheet came out upside down: its residents tally shows above the grid
-    on the sheet's outline map (``edges``)."""
+    on the sheet's outline map (``edges``); with the rectified ``sheet``, by a smaller lead
+    when a header band shows along its bottom edge."""
     ys = [y for _x, y in grid.cells.values()]
     margin = grid.lattice.size
-    return upside_down(edges, min(ys) - margin, max(ys) + margin)
+    band = 0.0 if sheet is None else band_below(sheet)
+    return upside_down(edges, min(ys) - margin, max(ys) + margin, band)
 
 
 def layout_shape(layout: sv.Layout) -> Callable[[Grid], bool]:

@@ -422,10 +422,12 @@ def test_the_residents_tally_tells_a_sheet_turned_upside_down():
     )
 
 
-@pytest.mark.parametrize("index", [1699, 1816])
+@pytest.mark.parametrize("index", [1699, 1816, 4777, 4838])
 def test_a_sheet_rectified_upside_down_is_turned(index):
     # A green (1699) or brown (1816) table strip along the paper's edge inside the outline
-    # looked like the header band: the grid came out turned by 180 degrees.
+    # looked like the header band: the grid came out turned by 180 degrees. On 4777 and
+    # 4838 the header's lettering below the grid nearly matches the tally above it; the
+    # header band along the bottom edge tells.
     s = synth.sample(synth.VALIDATION, index, 3.0)
     _rectified, grid = locate(decode(s.jpeg, WORK_SIDE))
     assert grid.lattice.orientation is s.orientation
