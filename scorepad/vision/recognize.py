@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+import cv2
 import numpy as np
 
 from scorepad.boardfile import BoardError
@@ -38,7 +39,6 @@ from scorepad.vision.sheet import (
     SHEET_HEIGHT,
     SHEET_WIDTH,
     Rectified,
-    band_below,
     candidate_outlines,
     rectify,
     turned,
@@ -264,13 +264,7 @@ def edge_sheets(photo: np.ndarray) -> list[np.ndarray]:
         return abs(max(aspect, 1 / aspect) / SHEET_ASPECT - 1) <= EDGE_ASPECT
 
     quads = [q for q in boards.edge_outlines(photo) if sheet_like(q)]
-    return sorted(quads, key=lambda q: -polygon_area(q))[:EDGE_SHEETS]
-
-
-def polygon_area(quad: np.ndarray) -> float:
-    """The area of a polygon (corners in order), by the shoelace formula."""
-    x, y = quad[:, 0], quad[:, 1]
-    return 0.5 * abs(float(x @ np.roll(y, -1) - y @ np.roll(x, -1)))
+    return sorted(quads, key=lambda q: -cv2.contourArea(q.astype(np.float32)))[:EDGE_SHEETS]
 
 
 def tally_above(edges: np.ndarray, grid: Grid, sheet: np.ndarray | None = None) -> bool:
@@ -279,8 +273,7 @@ def tally_above(edges: np.ndarray, grid: Grid, sheet: np.ndarray | None = None) 
     when a header band shows along its bottom edge."""
     ys = [y for _x, y in grid.cells.values()]
     margin = grid.lattice.size
-    band = 0.0 if sheet is None else band_below(sheet)
-    return upside_down(edges, min(ys) - margin, max(ys) + margin, band)
+    return upside_down(edges, min(ys) - margin, max(ys) + margin, sheet)
 
 
 def layout_shape(layout: sv.Layout) -> Callable[[Grid], bool]:

@@ -480,14 +480,16 @@ def tally_strength(edges: np.ndarray, y0: float, y1: float) -> float:
 
 
 def upside_down(
-    edges: np.ndarray, grid_top: float, grid_bottom: float, band_below: float = 0.0
+    edges: np.ndarray, grid_top: float, grid_bottom: float, sheet: np.ndarray | None = None
 ) -> bool:
     """Whether the residents tally shows above the grid rather than below it; by a smaller
-    lead when a header band shows along the bottom edge (``band_below``: :func:`band_below`)."""
+    lead when a header band shows along the bottom edge of the rectified ``sheet``
+    (:func:`band_below`, looked at only then)."""
     above = tally_strength(edges, 0, grid_top)
     lead = above - tally_strength(edges, grid_bottom, edges.shape[0])
-    header_below = band_below >= HEADER_BELOW and lead > HEADER_LEAD
-    return above >= TALLY_SEEN and (lead > TALLY_APART or header_below)
+    if above < TALLY_SEEN or lead <= HEADER_LEAD:
+        return False
+    return lead > TALLY_APART or (sheet is not None and band_below(sheet) >= HEADER_BELOW)
 
 
 def band_below(sheet: np.ndarray) -> float:
