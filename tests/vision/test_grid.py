@@ -242,37 +242,47 @@ def test_a_pale_print_under_a_colour_cast_is_print_colour_and_the_paper_is_not()
     assert printed_[:150].max() == 0.0 and printed_[250:].max() == 0.0
 
 
+#: A sheet's 30 hexes as one compact block.
+BLOCK = [Hex(q, r) for q in range(6) for r in range(5)]
+
+
+def _one_missed(missed: Hex, sides: int, fill: float, paper_sides: int = 3):
+    """``recover``'s inputs for BLOCK found but for ``missed`` (outlined on ``sides``, its
+    print fill ``fill``), the paper around the block outlined on ``paper_sides``, not
+    filled: the group found, the candidate hexes, their outlined sides and fills."""
+    found = set(BLOCK) - {missed}
+    outside = [n for h in BLOCK for n in neighbors(h) if n not in BLOCK]
+    hexes = [*sorted(found), missed, *outside]
+    support = np.array([6] * len(found) + [sides] + [paper_sides] * len(outside))
+    fills = np.array([1.0] * len(found) + [fill] + [0.1] * len(outside))
+    return found, hexes, support, fills
+
+
 def test_a_group_short_of_a_sheet_recovers_filled_neighbours_up_to_thirty():
-    block = [Hex(q, r) for q in range(6) for r in range(5)]  # 30 hexes, one compact block
-    found = set(block[:-3])
-    missing = block[-3:]
-    outside = [n for h in block for n in neighbors(h) if n not in block]
+    found = set(BLOCK[:-3])
+    missing = BLOCK[-3:]
+    outside = [n for h in BLOCK for n in neighbors(h) if n not in BLOCK]
     hexes = sorted(found) + missing + outside
     # The missed hexes are filled with print colour and outlined on two sides; the paper
     # around the sheet is outlined on the sides it shares with the sheet, but not filled.
     support = np.array([6] * len(found) + [2] * 3 + [3] * len(outside))
     fill = np.array([1.0] * len(found) + [0.95] * 3 + [0.1] * len(outside))
-    assert recover(found, hexes, support, fill) == set(block)
+    assert recover(found, hexes, support, fill) == set(BLOCK)
     # Filled neighbours beyond 30 are not taken: a sheet has 30 hexes.
     fill[len(found) + 3 :] = 1.0
     assert len(recover(found, hexes, support, fill)) == 30
 
 
 def test_a_group_short_of_a_sheet_takes_an_enclosed_hex_outlined_all_round():
-    block = [Hex(q, r) for q in range(6) for r in range(5)]
-    hole = Hex(2, 2)  # all six neighbours in the block
-    found = set(block) - {hole}
-    outside = [n for h in block for n in neighbors(h) if n not in block]
-    hexes = [*sorted(found), hole, *outside]
-    # A pale print the print map missed: outlined all round, hardly any print colour.
-    support = np.array([6] * len(found) + [6] + [6] * len(outside))
-    fill = np.array([1.0] * len(found) + [0.15] + [0.1] * len(outside))
-    assert recover(found, hexes, support, fill) == set(block)
+    # A pale print the print map missed, all six neighbours in the block: outlined all
+    # round, hardly any print colour.
+    found, hexes, support, fill = _one_missed(Hex(2, 2), 6, 0.15, paper_sides=6)
+    assert recover(found, hexes, support, fill) == set(BLOCK)
     # A corner hex with as little print colour is not enclosed, nor is the paper around
     # the sheet (outlined all round too): neither is taken.
     corner = hexes.index(Hex(0, 0))
     fill[corner] = 0.15
-    assert recover(found - {Hex(0, 0)}, hexes, support, fill) == set(block) - {Hex(0, 0)}
+    assert recover(found - {Hex(0, 0)}, hexes, support, fill) == set(BLOCK) - {Hex(0, 0)}
     fill[corner] = 1.0
     # Outlined on five sides only, the enclosed hex stays out.
     support[len(found)] = 5
@@ -282,14 +292,9 @@ def test_a_group_short_of_a_sheet_takes_an_enclosed_hex_outlined_all_round():
 def test_a_group_short_of_a_sheet_takes_a_filled_hex_beside_it_however_faint_its_outline():
     # Validation photos 3416 and 3670: blurred, an edge hex full of print colour kept one
     # outlined side. It joins when it touches the group on two sides or more.
-    block = [Hex(q, r) for q in range(6) for r in range(5)]
     edge_hex = Hex(5, 4)  # beside Hex(5, 3) and Hex(4, 4)
-    found = set(block) - {edge_hex}
-    outside = [n for h in block for n in neighbors(h) if n not in block]
-    hexes = [*sorted(found), edge_hex, *outside]
-    support = np.array([6] * len(found) + [1] + [3] * len(outside))
-    fill = np.array([1.0] * len(found) + [1.0] + [0.1] * len(outside))
-    assert recover(found, hexes, support, fill) == set(block)
+    found, hexes, support, fill = _one_missed(edge_hex, 1, 1.0)
+    assert recover(found, hexes, support, fill) == set(BLOCK)
     # Not all over print colour, or no outlined side at all: it stays out.
     for sides, filled in ((1, 0.9), (0, 1.0)):
         support[len(found)], fill[len(found)] = sides, filled
@@ -304,14 +309,9 @@ def test_a_group_short_of_a_sheet_takes_a_filled_hex_beside_it_however_faint_its
 def test_a_group_short_of_a_sheet_takes_a_mountain_in_a_notch_half_outlined():
     # Validation photo 4180: a mountain's white peaks leave little print colour inside
     # (below the filled neighbours' 85 %); half outlined, in a notch of the group, it joins.
-    block = [Hex(q, r) for q in range(6) for r in range(5)]
     for mountain, joins in ((Hex(0, 4), True), (Hex(5, 4), False)):  # 3 or 2 beside it
-        found = set(block) - {mountain}
-        outside = [n for h in block for n in neighbors(h) if n not in block]
-        hexes = [*sorted(found), mountain, *outside]
-        support = np.array([6] * len(found) + [3] + [3] * len(outside))
-        fill = np.array([1.0] * len(found) + [0.6] + [0.1] * len(outside))
-        assert recover(found, hexes, support, fill) == (set(block) if joins else found)
+        found, hexes, support, fill = _one_missed(mountain, 3, 0.6)
+        assert recover(found, hexes, support, fill) == (set(BLOCK) if joins else found)
 
 
 @pytest.mark.parametrize(
