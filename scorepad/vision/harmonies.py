@@ -121,6 +121,7 @@ def locate(
         deep_below=boards.HIDDEN_MARGINS_RETRY_BELOW,
         confirm=lambda found: shows_tokens(read(found), CONFIRM_TOKEN_SHARE),
         prefer=lambda found: rim_evidence(read(found)),
+        accept=lambda found: shows_tokens(read(found)),
     )
 
 

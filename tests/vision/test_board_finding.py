@@ -164,6 +164,25 @@ def test_a_board_fitting_the_print_poorly_is_found_when_its_hexes_hold_tokens() 
     assert found.score < boards.EDGE_FIT
 
 
+def test_a_fair_fit_whose_hexes_hold_no_tokens_gets_every_retry() -> None:
+    # VALIDATION photo 105 884: side B upside down on a busy print of discs. Its right
+    # edge is framed on a light disc beside it (fit 0.63, above the completions' 0.6), and
+    # the hexes read there show no tokens: the photo was refused. Rejected by the game's
+    # own look, the fit gets the retries up to outlines completed from three edges.
+    from scorepad.vision import harmonies
+
+    photo, side, truth = _validation_photo(5884)
+    specs = [harmonies.board_spec(s) for s in "AB"]
+    read = harmonies.BoardReader(photo)
+    deep = boards.HIDDEN_MARGINS_RETRY_BELOW
+    off = boards.find_board(photo, specs, "Harmonies", deep)
+    assert np.abs(off.corners - truth).max() > 50
+    assert not harmonies.shows_tokens(read(off))
+    found = _found_where_it_lies(photo, side, truth)
+    assert harmonies.shows_tokens(read(found))
+    assert found.score >= boards.RETRY_BELOW
+
+
 def test_three_edges_and_the_proportions_fix_the_fourth_edge() -> None:
     """A board seen tilted through a known camera: from its left edge's corners and the
     directions of its top and bottom edges, the completed outline is the board."""
