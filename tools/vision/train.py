@@ -46,8 +46,8 @@ SUPER_ALPHA = 1e-2  # its L2 penalty
 ITEM_HIDDEN = 128  # hidden units of the per-hex classifier
 ITEM_ALPHA = 3e-3  # its L2 penalty
 SEEDS = 3  # perceptrons per stage, their logits averaged (see ensemble())
-#: The flag threshold's rule (choose_threshold): silent errors at most SILENT_TARGET of the
-#: validation cells with the layout given, flags at most FLAG_BUDGET.
+#: The flag threshold's rule (pick_threshold): silent errors at most SILENT_TARGET of the
+#: validation cells with the layout given and without it, flags at most FLAG_BUDGET.
 SILENT_TARGET = 0.004
 FLAG_BUDGET = 0.09
 
@@ -395,58 +395,80 @@ def choose_threshold(
     silent_target: float = SILENT_TARGET,
     flag_budget: float = FLAG_BUDGET,
 ) -> float:
-    """Run the whole recogniser on validation photos, with their layouts given (as the web
-    app does), and grade every hex of each sheet as the benchmark does (a hex the photo
-    did not show counts too); pick the flag threshold: the lowest that keeps silent errors
-    (wrong, not flagged) at or under ``silent_target``, unless that would flag more than
-    ``flag_budget`` of the cells, in which case the highest threshold that flags at most
-    that share (a recogniser that flags most cells is no help at the table)."""
-    pairs = []
-    with Pool(2) as pool:
-        parts = pool.map(_cell_outcomes, [(i, megapixels) for i in range(count)], chunksize=4)
-    for p in parts:
-        pairs.extend(p)
-    if not pairs:
+    """Run the whole recogniser on validation photos, once with their layouts given (as the
+    web app scores a board) and once without (as it captures a layout, and as the benchmark
+    also grades), and grade every hex of each sheet as the benchmark does (a hex the photo
+    did not show counts too); pick the flag threshold by :func:`pick_threshold`."""
+    modes = []
+    for with_layout in (True, False):
+        with Pool(2) as pool:
+            args = [(i, megapixels, with_layout) for i in range(count)]
+            parts = pool.map(_cell_outcomes, args, chunksize=4)
+        pairs = [pair for part in parts for pair in part]
+        if pairs:
+            probs = np.array([p for p, _ in pairs])
+            right = np.array([ok for _, ok in pairs])
+            name = "with" if with_layout else "without"
+            print(f"validation cells {name} the layout {len(pairs)}, right {right.mean():.4f}")
+            modes.append((probs, right))
+    return pick_threshold(modes, silent_target, flag_budget)
+
+
+def pick_threshold(
+    modes: list[tuple[np.ndarray, np.ndarray]], silent_target: float, flag_budget: float
+) -> float:
+    """The lowest threshold that keeps silent errors (wrong, not flagged) at or under
+    ``silent_target`` in every mode (cells' probabilities and rightness), unless that would
+    flag more than ``flag_budget`` of the cells in some mode, in which case the highest
+    threshold that flags at most that share (a recogniser that flags most cells is no help
+    at the table). Without the layout, the hexes a doubted grid missed are silent errors no
+    threshold can flag: they take part of the target."""
+    if not modes:
         return 0.5
-    probs = np.array([p for p, _ in pairs])
-    right = np.array([ok for _, ok in pairs])
-    print(f"validation cells {len(pairs)}, right {right.mean():.4f}", flush=True)
+
+    def worst(tau: float) -> tuple[float, float]:
+        flagged = max(float((p < tau).mean()) for p, _ in modes)
+        silent = max(float((~ok & (p >= tau)).mean()) for p, ok in modes)
+        return flagged, silent
+
     chosen = None
-    for tau in np.linspace(0.05, 0.99, 95):
-        flagged = float((probs < tau).mean())
-        silent = float((~right & (probs >= tau)).mean())
-        if round(tau * 100) % 5 == 0:
-            print(f"  threshold {tau:.2f}: flagged {flagged:.4f}, silent {silent:.4f}")
+    for step in range(5, 100):
+        tau = step / 100  # the stored value itself: a cell at exactly tau is not flagged
+        flagged, silent = worst(tau)
+        if step % 5 == 0:
+            print(f"  threshold {tau:.2f}: flagged {flagged:.4f}, silent {silent:.4f} (worst mode)")
         if chosen is None and (silent <= silent_target or flagged > flag_budget):
-            chosen = float(tau) if flagged <= flag_budget else float(tau) - 0.01
-    best = round(chosen, 2) if chosen is not None else 0.99
-    flagged = float((probs < best).mean())
-    silent = float((~right & (probs >= best)).mean())
-    print(f"chosen threshold {best:.2f}: flagged {flagged:.3f}, silent {silent:.4f}")
+            chosen = tau if flagged <= flag_budget else (step - 1) / 100
+    best = chosen if chosen is not None else 0.99
+    flagged, silent = worst(best)
+    print(f"chosen threshold {best:.2f}: flagged {flagged:.3f}, silent {silent:.4f} (worst mode)")
     return best
 
 
-def _cell_outcomes(args: tuple[int, float]) -> list[tuple[float, bool]]:
+def _cell_outcomes(args: tuple[int, float, bool]) -> list[tuple[float, bool]]:
     """(probability, right) of every hex of one validation sheet, recognised with its layout
-    given; a hex missing from the result (no sheet found) has probability 2: never flagged,
-    so it counts as a silent error, as in the benchmark."""
-    index, megapixels = args
+    given or without; a hex missing from the result (no sheet found, or missed by the grid)
+    has probability 2: never flagged, so it counts as a silent error, as in the benchmark."""
+    index, megapixels, with_layout = args
     s = synth.sample(synth.VALIDATION, index, megapixels)
-    layout = {"name": "validation", "cells": s.layout["cells"]}
+    layout = {"name": "validation", "cells": s.layout["cells"]} if with_layout else None
     try:
         result = rec.recognize(s.jpeg, layout=layout)
     except PhotoError:
         return [(2.0, False)] * len(s.truth_cells())
     probs = {(c["q"], c["r"]): c["p"] for c in result["confidence"]}
-    grade_cells = _per_cell(result, s)
+    grade_cells = _per_cell(result, s, with_layout)
     return [
         (probs.get(key, 2.0), grade_cells.get(key, False))
         for key in ((h.q, h.r) for h in s.truth_cells())
     ]
 
 
-def _per_cell(result: dict[str, Any], truth: synth.Sample) -> dict[tuple[int, int], bool]:
-    """Which recognised cells are entirely right (graded with the layout given)."""
+def _per_cell(
+    result: dict[str, Any], truth: synth.Sample, with_layout: bool = True
+) -> dict[tuple[int, int], bool]:
+    """Which recognised cells are entirely right (graded as the benchmark grades them:
+    without the layout, the recogniser's area names mapped onto the true ones)."""
     ok: dict[tuple[int, int], bool] = {}
     for c in result["player"]["cells"]:
         key = (c["q"], c["r"])
@@ -457,7 +479,7 @@ def _per_cell(result: dict[str, Any], truth: synth.Sample) -> dict[tuple[int, in
                 for x in result["confidence"]
             ],
         }
-        g = synth.grade(one, truth, with_layout=True)
+        g = synth.grade(one, truth, with_layout=with_layout)
         ok[key] = g.silent == 0  # the only unflagged cell is this one
     return ok
 
