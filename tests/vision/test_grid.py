@@ -21,6 +21,7 @@ from scorepad.vision.lattice import (
     find_grid,
     fit,
     normalise_hexes,
+    on_corners,
     outline_map,
     polish,
     print_map,
@@ -62,6 +63,27 @@ def test_grid_of_a_flat_printed_sheet(seed):
     # Hex centres land within a tenth of a hex of where they were printed.
     scale = SHEET_WIDTH / sheet.image.shape[1]
     assert grid.lattice.size == pytest.approx(sheet.hex_size * scale, rel=0.03)
+
+
+@pytest.mark.parametrize("seed", [100_001, 100_007])  # flat, pointy
+def test_a_lattice_on_the_hexes_corners_is_moved_back_onto_the_sheet(seed):
+    sheet = printed(seed)
+    image = cv2.resize(sheet.image, (SHEET_WIDTH, SHEET_HEIGHT), interpolation=cv2.INTER_AREA)
+    right = find_grid(image)
+    home = np.array(right.lattice.layout.to_pixel(Hex(0, 0)))
+    corner = np.array(right.lattice.layout.corners(Hex(0, 0))[3]) - home
+    shift = np.array([[1, 0, corner[0]], [0, 1, corner[1]], [0, 0, 1.0]])
+    off = Lattice(right.lattice.orientation, right.lattice.size, right.lattice.homography @ shift)
+    wrong = Grid(off, {}, {}, {})
+    rows = (SHEET_HEIGHT * lattice_finder.GRID_TOP, SHEET_HEIGHT * lattice_finder.GRID_BOTTOM)
+    moved = on_corners(wrong, outline_map(image), print_map(image), rows)
+    # One of the two kinds of corner takes the lattice back onto the printed hexes.
+    clean = [g for g in moved if g.is_clean_sheet]
+    assert len(clean) == 1
+    assert set(clean[0].cells) == set(right.cells)
+    centres = np.array([clean[0].cells[h] for h in right.cells])
+    expected = np.array([right.cells[h] for h in right.cells])
+    assert np.abs(centres - expected).max() < 0.1 * right.lattice.size
 
 
 def test_both_orientations_are_covered_by_those_seeds():
@@ -327,6 +349,10 @@ def test_a_group_short_of_a_sheet_takes_a_mountain_in_a_notch_half_outlined():
         3670,  # the same, at the far corner of a sheet blurred towards the bottom
         3312,  # in a shadow, touching light things: no paper region outlines the sheet
         4180,  # blurred: a mountain beside three hexes of the grid was left out
+        5304,  # heavy blurred pencil pulled the lattice onto the hexes' corners (sideways)
+        5799,  # the same (extra hexes in a shadow round the grid)
+        4950,  # a light disc at a corner: one of the two sides meeting there 83 % on edges
+        2467,  # 31 hexes outlined all round (one trimmed later), not the corners' 30 at 0.9
     ],
 )
 def test_grid_of_a_hard_validation_photo(index):
