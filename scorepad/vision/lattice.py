@@ -594,20 +594,42 @@ def on_corners(
     return out
 
 
+def colour_spread(grid: Grid, ab: tuple[np.ndarray, np.ndarray]) -> float:
+    """How uneven the print is inside the grid's hexes: the spread of the sheet's colour
+    (Lab a and b, ``ab``; the pencil is grey) on a ring at 0.55 of each hex's size, mean
+    over the hexes. A hex on the lattice of the print is one colour inside; a lattice
+    moved off it puts parts of three printed hexes, and their outlines, in each."""
+    lattice = grid.lattice
+    turns = np.linspace(0, 2 * np.pi, 12, endpoint=False)
+    ring = 0.55 * lattice.size * np.stack([np.cos(turns), np.sin(turns)], axis=1)
+    centres = np.array([lattice.layout.to_pixel(raw) for raw in grid.raw.values()])
+    points = lattice.to_image(centres[:, None, :] + ring)
+    a, b = (sample(channel, points) for channel in ab)
+    return float(np.mean(np.hypot(a.std(axis=1), b.std(axis=1))))
+
+
 def corner_grid(
     grid: Grid,
     edges: np.ndarray,
     printed: np.ndarray,
+    ab: tuple[np.ndarray, np.ndarray],
     rows: tuple[float, float],
     fits: Callable[[Grid], bool] | None,
 ) -> Grid:
-    """``grid`` or, when one of :func:`on_corners` settles the search and looks more like
-    a sheet (:func:`ranked`), that one. A grid of 31 hexes outlined all round, one extra
-    beside the sheet (trimmed later), is more like it than a corners' grid of 30 outlined
-    at 0.9 (validation photo 2467); the corners' grid of 5304 (30 at 0.9) beats 37 hexes."""
-    rank = ranked(grid, fits)[1]
-    moved = [g for g in on_corners(grid, edges, printed, rows) if ranked(g, fits)[0]]
-    return next((g for g in moved if ranked(g, fits)[1] > rank), grid)
+    """``grid`` or one of :func:`on_corners` that settles the search, looks more like a
+    sheet (:func:`ranked`) and is at most half as uneven in colour inside its hexes
+    (:func:`colour_spread`; ``ab``: the sheet's Lab a and b). A grid of 31 hexes outlined
+    all round, one extra beside the sheet that is trimmed later, is more like a sheet than
+    a corners' grid of 30 outlined at 0.9 (validation photo 2467). On 2824 a wrong lattice
+    (37 hexes, spread 18) had corners' grids of 30 outlined at 0.93 and 0.99, as uneven
+    (13, 18): a lattice off the print whichever way it is moved. The corners' grids taken
+    on 5304 and 5799 have spreads of 3.4 and 1.6 against their grids' 18 and 12."""
+    rank, spread = ranked(grid, fits)[1], colour_spread(grid, ab)
+    for moved in on_corners(grid, edges, printed, rows):
+        settled, moved_rank = ranked(moved, fits)
+        if settled and moved_rank > rank and colour_spread(moved, ab) <= spread / 2:
+            return moved
+    return grid
 
 
 def find_grid(
@@ -625,6 +647,7 @@ def find_grid(
     region = edges[top:bottom]
     printed = print_map(sheet)
     best: tuple[tuple[bool, float], Grid] | None = None
+    ab = None  # the sheet's Lab a and b, for the corners' grids (computed when needed)
     for orientation, size, theta in lattice_candidates(region, LATTICE_TRIES):
         first = fit(region, orientation, size, theta)
         moved = np.array([[1, 0, 0], [0, 1, top], [0, 0, 1.0]]) @ first.homography
@@ -636,7 +659,10 @@ def find_grid(
         if not grid.is_clean_sheet and len(grid.cells) >= POLISH_FROM:
             grid = polished(grid, edges, printed, (float(top), float(bottom)), fits)
         if not grid.is_clean_sheet:
-            grid = corner_grid(grid, edges, printed, (float(top), float(bottom)), fits)
+            if ab is None:
+                lab = cv2.cvtColor(sheet, cv2.COLOR_RGB2LAB).astype(np.float32)
+                ab = (lab[..., 1].copy(), lab[..., 2].copy())
+            grid = corner_grid(grid, edges, printed, ab, (float(top), float(bottom)), fits)
         settled, rank = ranked(grid, fits)
         if settled:
             return grid

@@ -18,6 +18,7 @@ from scorepad.vision.decode import PhotoError, decode
 from scorepad.vision.lattice import (
     Grid,
     Lattice,
+    colour_spread,
     find_grid,
     fit,
     normalise_hexes,
@@ -84,6 +85,22 @@ def test_a_lattice_on_the_hexes_corners_is_moved_back_onto_the_sheet(seed):
     centres = np.array([clean[0].cells[h] for h in right.cells])
     expected = np.array([right.cells[h] for h in right.cells])
     assert np.abs(centres - expected).max() < 0.1 * right.lattice.size
+
+
+@pytest.mark.parametrize("seed", [100_001, 100_007])
+def test_hexes_on_the_print_are_one_colour_inside_and_hexes_off_it_are_not(seed):
+    sheet = printed(seed)
+    image = cv2.resize(sheet.image, (SHEET_WIDTH, SHEET_HEIGHT), interpolation=cv2.INTER_AREA)
+    lab = cv2.cvtColor(image, cv2.COLOR_RGB2LAB).astype(np.float32)
+    ab = (lab[..., 1].copy(), lab[..., 2].copy())
+    right = find_grid(image)
+    home = np.array(right.lattice.layout.to_pixel(Hex(0, 0)))
+    corner = np.array(right.lattice.layout.corners(Hex(0, 0))[0]) - home
+    shift = np.array([[1, 0, corner[0]], [0, 1, corner[1]], [0, 0, 1.0]])
+    off = Lattice(right.lattice.orientation, right.lattice.size, right.lattice.homography @ shift)
+    # The same hexes, each centred on a corner of the print: three printed hexes in each.
+    moved = Grid(off, right.cells, right.raw, right.outline_support)
+    assert colour_spread(moved, ab) > 3 * colour_spread(right, ab)
 
 
 def test_both_orientations_are_covered_by_those_seeds():
@@ -353,6 +370,7 @@ def test_a_group_short_of_a_sheet_takes_a_mountain_in_a_notch_half_outlined():
         5799,  # the same (extra hexes in a shadow round the grid)
         4950,  # a light disc at a corner: one of the two sides meeting there 83 % on edges
         2467,  # 31 hexes outlined all round (one trimmed later), not the corners' 30 at 0.9
+        2824,  # a wrong lattice whose corners' grids are as uneven in colour: not taken
     ],
 )
 def test_grid_of_a_hard_validation_photo(index):
