@@ -505,6 +505,7 @@ def printed_cells(
     group = max(components(chosen), key=len)
     if len(group) < SHEET_HEXES:
         group = recover(group, p.hexes, support, share)
+    group = fill_holes(group, set(p.hexes), dict(zip(p.hexes, support, strict=True)))
     mapping = normal_map(group, lattice.orientation)
     support_of = dict(zip(p.hexes, support / 6.0, strict=True))
     return Grid(
@@ -513,6 +514,28 @@ def printed_cells(
         raw=mapping,
         outline_support={n: float(support_of[raw]) for n, raw in mapping.items()},
     )
+
+
+def fill_holes(group: set[Hex], candidates: set[Hex], support: dict[Hex, int]) -> set[Hex]:
+    """A sheet's hexes have no hole: in a group of at most a sheet's 30, a candidate hex with
+    all six neighbours in the group is printed, whatever its outlines show (a dark hex in
+    a shadow, validation photo 1929). When that makes more than 30, edge hexes outlined on
+    fewer than 5 sides go, least outlined first, while the rest stays connected and
+    holeless. A larger group is left to :func:`~scorepad.vision.recognize.trim`: cut to 30
+    here, a wrong lattice's group of 42 with a hole became a clean-looking sheet (5603)."""
+    holes = {h for h in candidates - group if all(n in group for n in neighbors(h))}
+    if not holes or len(group) > SHEET_HEXES:
+        return group
+    group = group | holes
+    for h in sorted(group, key=lambda h: support[h]):
+        if len(group) <= SHEET_HEXES or support[h] >= 5:
+            break
+        rest = group - {h}
+        if all(n in rest for n in neighbors(h)):
+            continue  # inside the group: taking it out would leave a hole
+        if len(max(components(rest), key=len)) == len(rest):
+            group = rest
+    return group
 
 
 def recover(group: set[Hex], hexes: list[Hex], support: np.ndarray, fill: np.ndarray) -> set[Hex]:
@@ -578,8 +601,7 @@ def on_corners(
     two kinds of corner. Heavy, blurred pencil in every hex can pull the lattice's fit onto
     the corners, where the ink round the centres looks like outlines: too many hexes all
     well outlined, while the right lattice gives the sheet's 30 (validation photos 5304,
-    5799). Only a clean sheet found so is taken: on a blurred sheet the corners' grid can
-    also be 31 hexes all outlined, against the right 30 outlined at 0.89 (210)."""
+    5799). :func:`corner_grid` says whether one is taken."""
     lattice = grid.lattice
     home = np.array(lattice.layout.to_pixel(Hex(0, 0)))
     out = []
@@ -618,7 +640,9 @@ def corner_grid(
 ) -> Grid:
     """``grid`` or one of :func:`on_corners` that settles the search, looks more like a
     sheet (:func:`ranked`) and is at most half as uneven in colour inside its hexes
-    (:func:`colour_spread`; ``ab``: the sheet's Lab a and b). A grid of 31 hexes outlined
+    (:func:`colour_spread`; ``ab``: the sheet's Lab a and b). Settling asks for a clean
+    sheet: on a blurred sheet a corners' grid can be 31 hexes all outlined, against the
+    right 30 outlined at 0.89 (validation photo 210). A grid of 31 hexes outlined
     all round, one extra beside the sheet that is trimmed later, is more like a sheet than
     a corners' grid of 30 outlined at 0.9 (validation photo 2467). On 2824 a wrong lattice
     (37 hexes, spread 18) had corners' grids of 30 outlined at 0.93 and 0.99, as uneven

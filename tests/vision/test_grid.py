@@ -19,6 +19,7 @@ from scorepad.vision.lattice import (
     Grid,
     Lattice,
     colour_spread,
+    fill_holes,
     find_grid,
     fit,
     normalise_hexes,
@@ -328,6 +329,28 @@ def test_a_group_short_of_a_sheet_takes_an_enclosed_hex_outlined_all_round():
     assert recover(found, hexes, support, fill) == found
 
 
+def test_a_hole_in_the_group_is_filled_and_a_partly_outlined_edge_hex_makes_room():
+    # Validation photo 1929: a dark red hex in a shadow lost its outlines (all six of its
+    # neighbours found), and a hex of shadowed paper beside the sheet, outlined on the three
+    # sides it shares with the sheet, was taken instead.
+    hole, extra = Hex(2, 2), Hex(6, -1)
+    group = (set(BLOCK) - {hole}) | {extra}
+    support = {h: 6 for h in BLOCK} | {hole: 0, extra: 3, Hex(0, 0): 4}
+    candidates = set(support)
+    assert fill_holes(group, candidates, support) == set(BLOCK)
+    # A hole not among the candidates (off the sheet image) is left; with no hole, the
+    # group is as it was, extra hex and all.
+    assert fill_holes(group, candidates - {hole}, support) == group
+    assert fill_holes(set(BLOCK) | {extra}, candidates, support) == set(BLOCK) | {extra}
+    # Edge hexes outlined on five sides or more stay: the group keeps 31 (trim decides).
+    support[extra] = support[Hex(0, 0)] = 5
+    assert fill_holes(group, candidates, support) == set(BLOCK) | {extra}
+    # A group of more than 30 is left as it is, hole and all (validation photo 5603: a
+    # wrong lattice's group of 42, cut to 30 here, looked like a clean sheet).
+    larger = group | {Hex(6, 0)}
+    assert fill_holes(larger, candidates | {Hex(6, 0)}, support | {Hex(6, 0): 3}) == larger
+
+
 def test_a_group_short_of_a_sheet_takes_a_filled_hex_beside_it_however_faint_its_outline():
     # Validation photos 3416 and 3670: blurred, an edge hex full of print colour kept one
     # outlined side. It joins when it touches the group on two sides or more.
@@ -371,6 +394,8 @@ def test_a_group_short_of_a_sheet_takes_a_mountain_in_a_notch_half_outlined():
         4950,  # a light disc at a corner: one of the two sides meeting there 83 % on edges
         2467,  # 31 hexes outlined all round (one trimmed later), not the corners' 30 at 0.9
         2824,  # a wrong lattice whose corners' grids are as uneven in colour: not taken
+        1929,  # a dark hex in a shadow lost its outlines, enclosed: taken; the shadow's not
+        5603,  # a wrong lattice's group of 42 with a hole: not cut to a clean-looking 30
     ],
 )
 def test_grid_of_a_hard_validation_photo(index):
