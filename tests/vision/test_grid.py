@@ -67,15 +67,22 @@ def test_grid_of_a_flat_printed_sheet(seed):
     assert grid.lattice.size == pytest.approx(sheet.hex_size * scale, rel=0.03)
 
 
-@pytest.mark.parametrize("seed", [100_001, 100_007])  # flat, pointy
-def test_a_lattice_on_the_hexes_corners_is_moved_back_onto_the_sheet(seed):
-    sheet = printed(seed)
-    image = cv2.resize(sheet.image, (SHEET_WIDTH, SHEET_HEIGHT), interpolation=cv2.INTER_AREA)
+def _on_a_corner(seed: int, corner: int) -> tuple[np.ndarray, Grid, Lattice]:
+    """A printed sheet's image, its grid, and its lattice moved onto hex corner ``corner``."""
+    image = cv2.resize(
+        printed(seed).image, (SHEET_WIDTH, SHEET_HEIGHT), interpolation=cv2.INTER_AREA
+    )
     right = find_grid(image)
     home = np.array(right.lattice.layout.to_pixel(Hex(0, 0)))
-    corner = np.array(right.lattice.layout.corners(Hex(0, 0))[3]) - home
-    shift = np.array([[1, 0, corner[0]], [0, 1, corner[1]], [0, 0, 1.0]])
+    dx, dy = np.array(right.lattice.layout.corners(Hex(0, 0))[corner]) - home
+    shift = np.array([[1, 0, dx], [0, 1, dy], [0, 0, 1.0]])
     off = Lattice(right.lattice.orientation, right.lattice.size, right.lattice.homography @ shift)
+    return image, right, off
+
+
+@pytest.mark.parametrize("seed", [100_001, 100_007])  # flat, pointy
+def test_a_lattice_on_the_hexes_corners_is_moved_back_onto_the_sheet(seed):
+    image, right, off = _on_a_corner(seed, 3)
     wrong = Grid(off, {}, {}, {})
     rows = (SHEET_HEIGHT * lattice_finder.GRID_TOP, SHEET_HEIGHT * lattice_finder.GRID_BOTTOM)
     moved = on_corners(wrong, outline_map(image), print_map(image), rows)
@@ -90,15 +97,9 @@ def test_a_lattice_on_the_hexes_corners_is_moved_back_onto_the_sheet(seed):
 
 @pytest.mark.parametrize("seed", [100_001, 100_007])
 def test_hexes_on_the_print_are_one_colour_inside_and_hexes_off_it_are_not(seed):
-    sheet = printed(seed)
-    image = cv2.resize(sheet.image, (SHEET_WIDTH, SHEET_HEIGHT), interpolation=cv2.INTER_AREA)
+    image, right, off = _on_a_corner(seed, 0)
     lab = cv2.cvtColor(image, cv2.COLOR_RGB2LAB).astype(np.float32)
     ab = (lab[..., 1].copy(), lab[..., 2].copy())
-    right = find_grid(image)
-    home = np.array(right.lattice.layout.to_pixel(Hex(0, 0)))
-    corner = np.array(right.lattice.layout.corners(Hex(0, 0))[0]) - home
-    shift = np.array([[1, 0, corner[0]], [0, 1, corner[1]], [0, 0, 1.0]])
-    off = Lattice(right.lattice.orientation, right.lattice.size, right.lattice.homography @ shift)
     # The same hexes, each centred on a corner of the print: three printed hexes in each.
     moved = Grid(off, right.cells, right.raw, right.outline_support)
     assert colour_spread(moved, ab) > 3 * colour_spread(right, ab)
