@@ -37,6 +37,9 @@ LATTICE_TRIES = 3  # autocorrelation readings tried when the first gives no clea
 #: Mean outline support below which a grid is doubted: on 400 validation photos every
 #: correctly found grid had at least 0.95, the wrongly found ones with 30 hexes 0.63-0.77.
 WELL_FOUND = 0.9
+#: Outline support (share of sides) of a hex outlined (nearly) all round: never dropped as
+#: one of a group's extra hexes (:func:`drop_extras`).
+WHOLE_OUTLINE = 5 / 6
 #: A hex next to a group short of 30 joins it when its print fill (share of its inner
 #: points on print colour) is above RECOVER_FILL and at least RECOVER_SIDES sides are outlined.
 RECOVER_FILL, RECOVER_SIDES = 0.85, 2
@@ -505,9 +508,9 @@ def printed_cells(
     group = max(components(chosen), key=len)
     if len(group) < SHEET_HEXES:
         group = recover(group, p.hexes, support, share)
-    group = fill_holes(group, set(p.hexes), dict(zip(p.hexes, support, strict=True)))
-    mapping = normal_map(group, lattice.orientation)
     support_of = dict(zip(p.hexes, support / 6.0, strict=True))
+    group = fill_holes(group, support_of)
+    mapping = normal_map(group, lattice.orientation)
     return Grid(
         lattice=lattice,
         cells={n: lattice.centre(raw) for n, raw in mapping.items()},
@@ -516,22 +519,29 @@ def printed_cells(
     )
 
 
-def fill_holes(group: set[Hex], candidates: set[Hex], support: dict[Hex, int]) -> set[Hex]:
-    """A sheet's hexes have no hole: in a group of at most a sheet's 30, a candidate hex with
-    all six neighbours in the group is printed, whatever its outlines show (a dark hex in
-    a shadow, validation photo 1929). When that makes more than 30, edge hexes outlined on
-    fewer than 5 sides go, least outlined first, while the rest stays connected and
-    holeless. A larger group is left to :func:`~scorepad.vision.recognize.trim`: cut to 30
-    here, a wrong lattice's group of 42 with a hole became a clean-looking sheet (5603)."""
-    holes = {h for h in candidates - group if all(n in group for n in neighbors(h))}
-    if not holes or len(group) > SHEET_HEXES:
+def fill_holes(group: set[Hex], support: Mapping[Hex, float]) -> set[Hex]:
+    """A sheet's hexes have no hole: in a group of at most a sheet's 30, a candidate hex
+    (one of ``support``'s, the share of its sides outlined) with all six neighbours in the
+    group is printed, whatever its outlines show (a dark hex in a shadow, validation photo
+    1929). When that makes more than 30, the extras go (:func:`drop_extras`), the group
+    kept without a hole. A larger group is left to
+    :func:`~scorepad.vision.recognize.trim`: cut to 30 here, a wrong lattice's group of 42
+    with a hole became a clean-looking sheet (5603)."""
+    if len(group) > SHEET_HEXES:
         return group
-    group = group | holes
+    holes = {h for h in support.keys() - group if all(n in group for n in neighbors(h))}
+    return drop_extras(group | holes, support, holeless=True) if holes else group
+
+
+def drop_extras(group: set[Hex], support: Mapping[Hex, float], holeless: bool = False) -> set[Hex]:
+    """A group of more than a sheet's 30 hexes without the extra ones: hexes outlined only
+    in part (``support``: the share of their sides), least outlined first, while the rest
+    stays connected (and, ``holeless``, without a hole) and has at least 30."""
     for h in sorted(group, key=lambda h: support[h]):
-        if len(group) <= SHEET_HEXES or support[h] >= 5:
+        if len(group) <= SHEET_HEXES or support[h] >= WHOLE_OUTLINE:
             break
         rest = group - {h}
-        if all(n in rest for n in neighbors(h)):
+        if holeless and all(n in rest for n in neighbors(h)):
             continue  # inside the group: taking it out would leave a hole
         if len(max(components(rest), key=len)) == len(rest):
             group = rest

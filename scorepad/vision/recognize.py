@@ -21,7 +21,7 @@ import numpy as np
 
 from scorepad.boardfile import BoardError
 from scorepad.games import sunflower_valley as sv
-from scorepad.hexgrid import Hex, Orientation, components
+from scorepad.hexgrid import Hex, Orientation
 from scorepad.vision import boards, harmonies, spring_meadow
 from scorepad.vision import cells as cellread
 from scorepad.vision import model as symbols
@@ -30,6 +30,7 @@ from scorepad.vision.lattice import (
     SHEET_HEXES,
     WELL_FOUND,
     Grid,
+    drop_extras,
     find_grid,
     normal_map,
     outline_map,
@@ -62,7 +63,6 @@ FAMILY_DOUBT = 3
 FEW_SUPERS = 0.2
 NO_SUPER_SEEN = 0.8
 WELL_OUTLINED = WELL_FOUND  # mean outline support below which a grid is doubted
-WHOLE_OUTLINE = 5 / 6  # outline support of a hex outlined (nearly) all round
 
 
 @dataclass
@@ -295,13 +295,7 @@ def trim(grid: Grid) -> Grid:
     if len(grid.cells) <= FULL_SHEET:
         return grid
     by_raw = {raw: n for n, raw in grid.raw.items()}
-    kept = set(by_raw)
-    for raw in sorted(kept, key=lambda r: grid.outline_support[by_raw[r]]):
-        if len(kept) == FULL_SHEET or grid.outline_support[by_raw[raw]] >= WHOLE_OUTLINE:
-            break
-        rest = kept - {raw}
-        if len(max(components(rest), key=len)) == len(rest):
-            kept = rest
+    kept = drop_extras(set(by_raw), {raw: grid.outline_support[n] for raw, n in by_raw.items()})
     if len(kept) == len(by_raw):
         return grid
     mapping = normal_map(kept, grid.lattice.orientation)

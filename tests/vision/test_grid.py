@@ -336,20 +336,20 @@ def test_a_hole_in_the_group_is_filled_and_a_partly_outlined_edge_hex_makes_room
     # sides it shares with the sheet, was taken instead.
     hole, extra = Hex(2, 2), Hex(6, -1)
     group = (set(BLOCK) - {hole}) | {extra}
-    support = {h: 6 for h in BLOCK} | {hole: 0, extra: 3, Hex(0, 0): 4}
-    candidates = set(support)
-    assert fill_holes(group, candidates, support) == set(BLOCK)
+    # Each candidate hex's outlined sides, as a share of six.
+    support = {h: 1.0 for h in BLOCK} | {hole: 0.0, extra: 3 / 6, Hex(0, 0): 4 / 6}
+    assert fill_holes(group, support) == set(BLOCK)
     # A hole not among the candidates (off the sheet image) is left; with no hole, the
     # group is as it was, extra hex and all.
-    assert fill_holes(group, candidates - {hole}, support) == group
-    assert fill_holes(set(BLOCK) | {extra}, candidates, support) == set(BLOCK) | {extra}
+    assert fill_holes(group, {h: v for h, v in support.items() if h != hole}) == group
+    assert fill_holes(set(BLOCK) | {extra}, support) == set(BLOCK) | {extra}
     # Edge hexes outlined on five sides or more stay: the group keeps 31 (trim decides).
-    support[extra] = support[Hex(0, 0)] = 5
-    assert fill_holes(group, candidates, support) == set(BLOCK) | {extra}
+    support[extra] = support[Hex(0, 0)] = 5 / 6
+    assert fill_holes(group, support) == set(BLOCK) | {extra}
     # A group of more than 30 is left as it is, hole and all (validation photo 5603: a
     # wrong lattice's group of 42, cut to 30 here, looked like a clean sheet).
     larger = group | {Hex(6, 0)}
-    assert fill_holes(larger, candidates | {Hex(6, 0)}, support | {Hex(6, 0): 3}) == larger
+    assert fill_holes(larger, support | {Hex(6, 0): 3 / 6}) == larger
 
 
 def test_a_group_short_of_a_sheet_takes_a_filled_hex_beside_it_however_faint_its_outline():

@@ -400,17 +400,17 @@ def choose_threshold(
     also grades), and grade every hex of each sheet as the benchmark does (a hex the photo
     did not show counts too); pick the flag threshold by :func:`pick_threshold`."""
     modes = []
-    for with_layout in (True, False):
-        with Pool(2) as pool:
+    with Pool(2) as pool:
+        for with_layout in (True, False):
             args = [(i, megapixels, with_layout) for i in range(count)]
             parts = pool.map(_cell_outcomes, args, chunksize=4)
-        pairs = [pair for part in parts for pair in part]
-        if pairs:
-            probs = np.array([p for p, _ in pairs])
-            right = np.array([ok for _, ok in pairs])
-            name = "with" if with_layout else "without"
-            print(f"validation cells {name} the layout {len(pairs)}, right {right.mean():.4f}")
-            modes.append((probs, right))
+            pairs = [pair for part in parts for pair in part]
+            if pairs:
+                probs = np.array([p for p, _ in pairs])
+                right = np.array([ok for _, ok in pairs])
+                name = "with" if with_layout else "without"
+                print(f"validation cells {name} the layout {len(pairs)}, right {right.mean():.4f}")
+                modes.append((probs, right))
     return pick_threshold(modes, silent_target, flag_budget)
 
 
