@@ -47,3 +47,22 @@ def test_a_missed_hex_takes_part_of_the_target_and_the_flag_budget_caps_the_thre
     # Flagging both would flag 2 % of the cells: over a 1.5 % budget, the threshold stops
     # just below, where the flags still fit it.
     assert pick([missed], 0.01, 0.015) == 0.62
+
+
+def test_the_threshold_is_chosen_on_photos_the_calibration_was_not_fitted_on(monkeypatch, tmp_path):
+    """The split and trust are fitted on the first ``validation`` photos, where their
+    probabilities are surer than elsewhere: the threshold must come from the photos after."""
+    train = _train()
+    chosen: list[range] = []
+
+    def choose(photos: range, megapixels: float) -> float:
+        chosen.append(photos)
+        return 0.9
+
+    monkeypatch.setattr(train, "choose_threshold", choose)
+    monkeypatch.setattr(train, "MODEL_PATH", tmp_path / "symbols.npz")
+    model = train.symbols.load()
+    assert train.save_with_threshold(model, 200, 3.0) == 0.9
+    assert chosen == [range(200, 200 + train.THRESHOLD_PHOTOS)]
+    saved = train.symbols.SymbolModel.from_bytes((tmp_path / "symbols.npz").read_bytes())
+    assert saved.flag_below == 0.9
