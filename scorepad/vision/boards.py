@@ -1285,7 +1285,6 @@ def _deep_retries(
     last, below ``complete_below``, outlines completed from three edges (:func:`_completed`).
     Outlines from straight edges or completed that fit too poorly to be taken on their own
     go to ``unsure``."""
-    size = (photo.shape[1], photo.shape[0])
     found = edge_lines(photo)
     lines = straight_edges(photo, found=found)
     best = _from_straight_edges(photo, lab, grey, small, lines, specs, best, unsure)
@@ -1303,14 +1302,32 @@ def _deep_retries(
     if best is not None and best[0] < RETRY_BELOW:
         best = _polished(photo, lab, grey, best)
     if best is None or best[0] < complete_below:
-        # About to be refused (or found far off): three true edges, from the straight
-        # edges (the fourth hidden by stacks leaning over it, or too short to be among the
-        # longest on a patterned table) or from a light region cut short (by stacks, by
-        # the band), and the proportions fix the board.
-        edges = straight_edges(photo, spanning=False, found=found)
-        frames = line_frames(edges, size) + outline_frames(outlines[:RETRY_OUTLINES])
-        best = _completed(photo, lab, grey, small, frames, specs, best, unsure)
+        best = _completed_on_edges(photo, lab, grey, small, outlines, specs, best, unsure, found)
     return best
+
+
+def _completed_on_edges(
+    photo: FloatArray,
+    lab: FloatArray,
+    grey: FloatArray,
+    small: tuple[FloatArray, float],
+    outlines: list[FloatArray],
+    specs: list[BoardSpec],
+    best: Fit | None,
+    unsure: list[Fit],
+    found: FloatArray | None = None,
+) -> Fit | None:
+    """The last retry, for a board about to be refused (or found far off): three true
+    edges, from the straight edges (``found``: :func:`edge_lines`; the fourth hidden by
+    stacks leaning over it, or too short to be among the longest on a patterned table) or
+    from a light region cut short (by stacks, by the band), and the proportions fix the
+    board (:func:`_completed`)."""
+    size = (photo.shape[1], photo.shape[0])
+    edges = straight_edges(
+        photo, spanning=False, found=edge_lines(photo) if found is None else found
+    )
+    frames = line_frames(edges, size) + outline_frames(outlines[:RETRY_OUTLINES])
+    return _completed(photo, lab, grey, small, frames, specs, best, unsure)
 
 
 def _polished(
@@ -1394,7 +1411,8 @@ def find_board(
         # width off: climb back onto the board (Harmonies VALIDATION 102 997: 88 px off
         # at a fit of 0.735, then 1 px off at 0.82; about a quarter second).
         best = _polished(photo, lab, grey, best, prefer)
-    if best is None or best[0] < deep_below:
+    deep = best is None or best[0] < deep_below
+    if deep:
         best = _deep_retries(photo, lab, grey, rough_copy, outlines, specs, best, unsure)
     if best is not None and MIN_FIT <= best[0] < RETRY_BELOW and accept is not None:
         found = _found(photo, lab, best)
@@ -1403,7 +1421,18 @@ def find_board(
         # A fair fit the game refuses: on a busy table one edge can be framed on something
         # beside the board (Harmonies VALIDATION 105 884 at 3 MP: the right edge on a light
         # disc, fit 0.63, no tokens seen; its three true edges completed fit 0.83).
-        retried = _deep_retries(photo, lab, grey, rough_copy, outlines, specs, best, unsure, 1.0)
+        if deep:
+            # The retries ended on this fit, so the straight edges' and the grown outlines'
+            # fits (each taken only when better) cannot beat it again: only the move back
+            # onto the board (from a fit it may have made) and the completions are left.
+            polished = _polished(photo, lab, grey, best)
+            retried = _completed_on_edges(
+                photo, lab, grey, rough_copy, outlines, specs, polished, unsure
+            )
+        else:
+            retried = _deep_retries(
+                photo, lab, grey, rough_copy, outlines, specs, best, unsure, 1.0
+            )
         found = _found(photo, lab, retried or best)
         if accept(found):
             return found
