@@ -26,6 +26,12 @@ PATCH = 64  # patch side in pixels
 #: no area hex of a correctly found grid was misgrouped on 160 validation photos, while a
 #: scale of 10 left a tenth of them below 0.9 (and flagged for nothing).
 AREA_SIGMA = 4.0
+#: The weight of Lab lightness against a and b when a whole sheet's 25 area hexes are
+#: grouped five by five. Lightness varies within one printed colour (shade the paper-white
+#: division leaves, blur mixing in the outlines) more than hue does: at full weight, yellow
+#: and orange areas were split by light and shade instead of by colour (validation photos
+#: 6200-6999: 12 hexes on 4 sheets grouped wrong; at 0.5, 2 on one).
+AREA_LIGHTNESS = 0.5
 SPAN = 2.0  # patch side in hex sizes (centre-to-corner distances)
 
 #: Typical printed colours (RGB, on white paper) of the colour words areas are named by.
@@ -139,8 +145,9 @@ def cluster_areas(
     belonging to its group rather than the next nearest.
 
     A Sunflower Valley sheet has five colour areas of five hexes (rules digest), so with
-    25 area hexes the groups are exactly five of five (nearest colours by assignment);
-    otherwise average-linkage groups in Lab, cut at ``distance``."""
+    25 area hexes the groups are exactly five of five (nearest colours by assignment,
+    lightness weighed by ``AREA_LIGHTNESS``); otherwise average-linkage groups in Lab,
+    cut at ``distance``."""
     lab = to_lab(fills)
     n = len(lab)
     if n == 0:
@@ -148,6 +155,7 @@ def cluster_areas(
     if n == 1:
         return np.zeros(1, int), np.ones(1)
     if n == areas * areas:
+        lab = lab * np.array([AREA_LIGHTNESS, 1.0, 1.0], np.float32)  # hue decides
         labels = fcluster(linkage(lab, "average"), areas, criterion="maxclust") - 1
         for _ in range(4):  # balanced refinement: each colour takes exactly `areas` hexes
             centres = np.array(

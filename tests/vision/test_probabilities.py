@@ -151,6 +151,46 @@ def test_five_areas_of_five_are_grouped_by_colour_even_when_two_are_close():
     assert len(set(names.values())) == 5
 
 
+#: The 25 area fills (colours over the paper white) of validation photo 6982, in a warm
+#: light, and their true areas: at full lightness weight the shaded orange and red hexes
+#: went with each other's lit ones.
+SHADED_FILLS = [
+    (0.948, 0.569, 0.867, "pink"),
+    (0.944, 0.565, 0.859, "pink"),
+    (0.987, 0.437, 0.503, "red"),
+    (0.945, 0.574, 0.867, "pink"),
+    (0.365, 0.682, 0.985, "blue"),
+    (0.938, 0.566, 0.86, "pink"),
+    (1.173, 0.518, 0.596, "red"),
+    (0.946, 0.415, 0.476, "red"),
+    (0.937, 0.841, 0.433, "yellow"),
+    (0.931, 0.842, 0.423, "yellow"),
+    (1.295, 0.562, 0.66, "red"),
+    (1.648, 1.103, 0.735, "orange"),
+    (1.449, 0.974, 0.645, "orange"),
+    (0.345, 0.655, 0.942, "blue"),
+    (0.916, 0.844, 0.422, "yellow"),
+    (1.306, 0.568, 0.655, "red"),
+    (1.655, 1.111, 0.722, "orange"),
+    (0.922, 0.63, 0.411, "orange"),
+    (0.922, 0.842, 0.426, "yellow"),
+    (0.922, 0.565, 0.855, "pink"),
+    (0.523, 0.97, 1.402, "blue"),
+    (0.48, 0.891, 1.302, "blue"),
+    (0.933, 0.629, 0.412, "orange"),
+    (0.933, 0.854, 0.432, "yellow"),
+    (0.482, 0.871, 1.259, "blue"),
+]
+
+
+def test_areas_are_grouped_by_hue_not_by_light_and_shade():
+    fills = np.array([f[:3] for f in SHADED_FILLS])
+    truth = [f[3] for f in SHADED_FILLS]
+    labels, _ = cells.cluster_areas(fills)
+    groups = {k: {truth[i] for i in np.flatnonzero(labels == k)} for k in set(labels.tolist())}
+    assert all(len(areas) == 1 for areas in groups.values()), groups
+
+
 def test_faint_pencil_is_brought_to_the_common_darkness():
     ink = np.zeros((cells.PATCH, cells.PATCH), np.float32)
     ink[20:40, 30:33] = 0.2  # a soft, thin stroke
