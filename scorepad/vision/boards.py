@@ -1314,7 +1314,7 @@ def _completed_on_edges(
     outlines: list[FloatArray],
     specs: list[BoardSpec],
     best: Fit | None,
-    unsure: list[Fit],
+    unsure: list[Fit] | None,
     found: FloatArray | None = None,
 ) -> Fit | None:
     """The last retry, for a board about to be refused (or found far off): three true
