@@ -492,6 +492,22 @@ def sheet_features(
     return np.concatenate([own, context], axis=1).astype(np.float32)
 
 
+def family_maps(inks: list[np.ndarray]) -> np.ndarray:
+    """For the sunflower-like hexes of one sheet, the family network's input (n, 32, 32, 4):
+    each one's ink map and the sheet's typical one (the pixelwise median), each whole at
+    half resolution and its centre at full resolution. A third of a sheet's sunflowers are
+    super on average, so the median is the player's plain sunflower, and a mark shows as
+    ink the median lacks; a star drawn over the flower is a few pixels across, lost at half
+    resolution."""
+    maps = np.asarray(inks, np.float32)
+    n, side = len(maps), PATCH // 2
+    typical = np.broadcast_to(np.median(maps, axis=0), maps.shape)
+    whole = np.stack([maps, typical], axis=-1).reshape(n, side, 2, side, 2, 2).mean(axis=(2, 4))
+    q = PATCH // 4
+    centre = np.stack([maps, typical], axis=-1)[:, q : q + side, q : q + side]
+    return np.concatenate([whole, centre], axis=-1).astype(np.float32)
+
+
 def family_features(inks: list[np.ndarray]) -> np.ndarray:
     """For the sunflower-like hexes of one sheet: each one's ink by ring and in total,
     divided by the same sheet's median. A player marks super sunflowers in their own way

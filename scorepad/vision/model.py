@@ -31,7 +31,9 @@ class InkNet:
     """A small convolutional network over a hex's ink map (``tools/vision/train_inknet.py``):
     3 × 3 convolutions with ReLU, some followed by a 2 × 2 max-pool, then the flattened maps
     and the side inputs (:func:`net_side`, standardised) through ReLU dense layers to the
-    logits of ``CLASSES``. Evaluated with NumPy (im2col and one matrix product per layer)."""
+    logits of ``CLASSES``. Evaluated with NumPy (im2col and one matrix product per layer).
+    The same shape of network, over two maps per hex and with other side inputs, is the
+    family network of the sunflower split (``SymbolModel.family_net``)."""
 
     convs: tuple[tuple[np.ndarray, np.ndarray], ...]  # kernels (3, 3, in, out), biases
     pools: tuple[bool, ...]  # a 2 x 2 max-pool after that convolution
@@ -41,13 +43,19 @@ class InkNet:
 
     @staticmethod
     def shrink(inks: np.ndarray) -> np.ndarray:
-        """(n, 64, 64) ink maps averaged down to (n, 32, 32)."""
-        n, h, w = inks.shape
-        return np.asarray(inks.reshape(n, h // 2, 2, w // 2, 2).mean(axis=(2, 4)), np.float32)
+        """(n, 64, 64) ink maps, or (n, 64, 64, c) stacks of them, averaged down to
+        (n, 32, 32, c): the network's input, channels last."""
+        x = inks if inks.ndim == 4 else inks[..., None]
+        n, h, w, c = x.shape
+        return np.asarray(x.reshape(n, h // 2, 2, w // 2, 2, c).mean(axis=(2, 4)), np.float32)
 
     def logits(self, inks: np.ndarray, side: np.ndarray) -> np.ndarray:
-        """Logits (n, len(CLASSES)) for 64 x 64 ink maps (n, 64, 64) and side inputs."""
-        x = self.shrink(np.asarray(inks, np.float32))[..., None]
+        """Logits (n, outputs) for 64 x 64 ink maps (n, 64, 64) or stacks of them
+        (n, 64, 64, c), and side inputs."""
+        return self.forward(self.shrink(np.asarray(inks, np.float32)), side)
+
+    def forward(self, x: np.ndarray, side: np.ndarray) -> np.ndarray:
+        """Logits for inputs already at 32 x 32, (n, 32, 32, c)."""
         for (kernel, bias), pool in zip(self.convs, self.pools, strict=True):
             x = np.maximum(_conv3(x, kernel) + bias, 0.0)
             if pool:
@@ -56,33 +64,31 @@ class InkNet:
         side = (np.asarray(side, np.float32) - self.side_mean) / self.side_scale
         return _dense(np.concatenate([x.reshape(len(x), -1), side], axis=1), self.dense)
 
-    def arrays(self) -> dict[str, np.ndarray]:
-        out = {"net_pools": np.array(self.pools, np.int8)}
-        out["net_side"] = np.stack([self.side_mean, self.side_scale]).astype(np.float32)
-        for i, (k, b) in enumerate(self.convs):
-            out[f"net_conv{i}_w"], out[f"net_conv{i}_b"] = (
-                k.astype(np.float32),
-                b.astype(np.float32),
-            )
-        for i, (w, b) in enumerate(self.dense):
-            out[f"net_dense{i}_w"], out[f"net_dense{i}_b"] = (
-                w.astype(np.float32),
-                b.astype(np.float32),
-            )
+    def arrays(self, prefix: str = "net") -> dict[str, np.ndarray]:
+        out = {f"{prefix}_pools": np.array(self.pools, np.int8)}
+        out[f"{prefix}_side"] = np.stack([self.side_mean, self.side_scale]).astype(np.float32)
+        for kind, layers in (("conv", self.convs), ("dense", self.dense)):
+            for i, (w, b) in enumerate(layers):
+                out[f"{prefix}_{kind}{i}_w"] = w.astype(np.float32)
+                out[f"{prefix}_{kind}{i}_b"] = b.astype(np.float32)
         return out
 
     @classmethod
-    def from_arrays(cls, z: Any) -> InkNet | None:
-        if "net_pools" not in z.files:
+    def from_arrays(cls, z: Any, prefix: str = "net") -> InkNet | None:
+        if f"{prefix}_pools" not in z.files:
             return None
-        pools = tuple(bool(v) for v in z["net_pools"])
-        dense = sum(1 for k in z.files if k.startswith("net_dense") and k.endswith("_w"))
+        pools = tuple(bool(v) for v in z[f"{prefix}_pools"])
+        dense = sum(1 for k in z.files if k.startswith(f"{prefix}_dense") and k.endswith("_w"))
+
+        def layer(kind: str, i: int) -> tuple[np.ndarray, np.ndarray]:
+            return z[f"{prefix}_{kind}{i}_w"], z[f"{prefix}_{kind}{i}_b"]
+
         return cls(
-            convs=tuple((z[f"net_conv{i}_w"], z[f"net_conv{i}_b"]) for i in range(len(pools))),
+            convs=tuple(layer("conv", i) for i in range(len(pools))),
             pools=pools,
-            dense=tuple((z[f"net_dense{i}_w"], z[f"net_dense{i}_b"]) for i in range(dense)),
-            side_mean=z["net_side"][0],
-            side_scale=z["net_side"][1],
+            dense=tuple(layer("dense", i) for i in range(dense)),
+            side_mean=z[f"{prefix}_side"][0],
+            side_scale=z[f"{prefix}_side"][1],
         )
 
 
@@ -173,6 +179,19 @@ class SymbolModel:
     #: Rail sides from ``cells.rail_features`` (``tools/vision/train_rails.py``); None: the
     #: best template fit. Either way softened by ``rail_temperature``.
     rails: Perceptron | None = None
+    #: The family network (``tools/vision/train_family_net.py``): a third opinion for the
+    #: split, from each sunflower-like hex's ink map beside its sheet's typical one
+    #: (``cells.family_maps``, the network's input as it is) and ``cells.family_features``;
+    #: two logits (sunflower, super).
+    family_net: InkNet | None = None
+
+    def family_probability(self, maps: np.ndarray, features: np.ndarray) -> np.ndarray | None:
+        """P(super sunflower) from the family network for one sheet's sunflower-like hexes;
+        None when the model has none."""
+        if self.family_net is None:
+            return None
+        z = self.family_net.forward(maps, features)
+        return np.asarray(1 / (1 + np.exp(-np.clip(z[:, 1] - z[:, 0], -50, 50))))
 
     def trust(self, x: np.ndarray) -> np.ndarray | None:
         """P(reading right) for rows of ``recognize.family_trust_features``; None when the
@@ -248,6 +267,8 @@ class SymbolModel:
         if self.net is not None:
             arrays.update(self.net.arrays())
             arrays["net_weight"] = np.array([self.net_weight])
+        if self.family_net is not None:
+            arrays.update(self.family_net.arrays("family"))
         if self.rails is not None:
             arrays.update(self.rails.arrays("rails"))
         for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
@@ -284,6 +305,7 @@ class SymbolModel:
                 net=InkNet.from_arrays(z),
                 net_weight=float(z["net_weight"][0]) if "net_weight" in z.files else 0.5,
                 rails=Perceptron.from_arrays(z, "rails"),
+                family_net=InkNet.from_arrays(z, "family"),
             )
 
 

@@ -551,13 +551,14 @@ def resolve_super(
     opinions = family_opinions(model, probs, inks)
     if opinions is None:
         return probs
-    members, own, p_super = opinions
+    members, own, *others = opinions
     sun = symbols.CLASSES.index("sunflower")
     sup = symbols.CLASSES.index("super-sunflower")
     family = probs[members, sun] + probs[members, sup]
     out = probs.copy()
-    share = model.split(split_features(own, p_super))
+    share = model.split(split_features(own, *others))
     if share is None:  # an older model: geometric blend of the two opinions, softened
+        p_super = others[0]
         blended = np.sqrt(np.clip(own, 1e-6, 1) * np.clip(p_super, 1e-6, 1))
         other = np.sqrt(np.clip(1 - own, 1e-6, 1) * np.clip(1 - p_super, 1e-6, 1))
         share = blended / (blended + other)
@@ -570,31 +571,37 @@ def resolve_super(
 
 def family_opinions(
     model: symbols.SymbolModel, probs: np.ndarray, inks: list[np.ndarray]
-) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """The two opinions the split weighs, for the sunflower-like hexes of one sheet (those
-    at least half sunflower or super sunflower): their rows, each one's own share of super
-    sunflower, and the second stage's P(super) from comparing them. None when fewer than
-    two such hexes, or the model has no second stage."""
+) -> tuple[np.ndarray, ...] | None:
+    """The opinions the split weighs, for the sunflower-like hexes of one sheet (those at
+    least half sunflower or super sunflower): their rows, each one's own share of super
+    sunflower, the second stage's P(super) from comparing them, and, when the model has a
+    family network, its P(super). None when fewer than two such hexes, or the model has
+    no second stage."""
     sun = symbols.CLASSES.index("sunflower")
     sup = symbols.CLASSES.index("super-sunflower")
     family = probs[:, sun] + probs[:, sup]
     members = np.flatnonzero(family >= 0.5)
     if len(members) < 2:
         return None
-    p_super = model.super_probability(cellread.family_features([inks[i] for i in members]))
+    group = [inks[i] for i in members]
+    features = cellread.family_features(group)
+    p_super = model.super_probability(features)
     if p_super is None:
         return None
-    return members, probs[members, sup] / np.maximum(family[members], 1e-9), p_super
+    own = probs[members, sup] / np.maximum(family[members], 1e-9)
+    p_net = model.family_probability(cellread.family_maps(group), features)
+    return (members, own, p_super) if p_net is None else (members, own, p_super, p_net)
 
 
-def split_features(own: np.ndarray, p_super: np.ndarray) -> np.ndarray:
+def split_features(*opinions: np.ndarray) -> np.ndarray:
     """What the sunflower / super sunflower split weighs, per sunflower-like hex of one
-    sheet: the hex's own opinion (its share of super sunflower) and the second stage's
-    within-sheet one, each as a logit, against the sheet's median and its highest, and as
-    a rank within the sheet. A player's super mark shows as a step above the rest of the
-    same sheet more reliably than as any absolute value."""
+    sheet: each opinion (the hex's own share of super sunflower, the second stage's
+    within-sheet P(super), and the family network's when there is one) as a logit, against
+    the sheet's median and its highest, and as a rank within the sheet. A player's super
+    mark shows as a step above the rest of the same sheet more reliably than as any
+    absolute value."""
     cols = []
-    for v in (_logit(own), _logit(p_super)):
+    for v in (_logit(o) for o in opinions):
         rank = (np.argsort(np.argsort(v)) + 0.5) / len(v)
         cols += [v, v - np.median(v), rank, v - v.max()]
     return np.stack(cols, axis=1)

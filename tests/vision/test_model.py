@@ -156,16 +156,18 @@ def test_star_match_prefers_an_upright_star_to_a_turned_one():
     assert starred[1] > plain[1] + 0.01
 
 
-def _random_net(seed: int, widths: tuple[int, ...] = (3, 4, 5)) -> model.InkNet:
+def _random_net(
+    seed: int, widths: tuple[int, ...] = (3, 4, 5), channels: int = 1, outputs: int = 7
+) -> model.InkNet:
     rng = np.random.default_rng(seed)
-    convs, cin = [], 1
+    convs, cin = [], channels
     for w in widths:
         convs.append((rng.normal(size=(3, 3, cin, w)).astype(np.float32), rng.normal(size=w)))
         cin = w
     flat = (32 // 2 ** len(widths)) ** 2 * cin + 4
     dense = (
         (rng.normal(size=(flat, 6)), rng.normal(size=6)),
-        (rng.normal(size=(6, 7)), rng.normal(size=7)),
+        (rng.normal(size=(6, outputs)), rng.normal(size=outputs)),
     )
     return model.InkNet(
         convs=tuple(convs),
@@ -177,10 +179,11 @@ def _random_net(seed: int, widths: tuple[int, ...] = (3, 4, 5)) -> model.InkNet:
 
 
 def _reference_logits(net: model.InkNet, ink: np.ndarray, side: np.ndarray) -> np.ndarray:
-    """The same network, one map at a time with SciPy's cross-correlation."""
+    """The same network, one map at a time with SciPy's cross-correlation: ``ink`` a
+    64 x 64 map, or an input already at 32 x 32 with its channels."""
     from scipy.signal import correlate
 
-    x = ink.reshape(32, 2, 32, 2).mean(axis=(1, 3))[..., None]
+    x = ink if ink.ndim == 3 else ink.reshape(32, 2, 32, 2).mean(axis=(1, 3))[..., None]
     for (kernel, bias), pool in zip(net.convs, net.pools, strict=True):
         out = np.stack(
             [
@@ -297,7 +300,7 @@ def test_learned_split_decides_the_sunflower_family_and_round_trips():
     from scorepad.vision import recognize
 
     m = model.load()
-    assert m.split_w is not None and m.split_w.shape == (8,)
+    assert m.split_w is not None
     assert np.allclose(model.SymbolModel.from_bytes(m.to_bytes()).split_w, m.split_w)
     sun, sup = model.CLASSES.index("sunflower"), model.CLASSES.index("super-sunflower")
     probs = np.zeros((3, len(model.CLASSES)))
@@ -305,7 +308,7 @@ def test_learned_split_decides_the_sunflower_family_and_round_trips():
     ink = [np.zeros((cells.PATCH, cells.PATCH), np.float32)] * 3
     # A split that follows the hex's own opinion only: the family's mass is kept and is
     # shared out exactly as the hex said.
-    own_only = np.zeros(8)
+    own_only = np.zeros(len(m.split_w))
     own_only[0] = 1.0
     follow = model.SymbolModel(**{**m.__dict__, "split_w": own_only, "split_b": 0.0})
     out = recognize.resolve_super(follow, probs, ink)
@@ -317,3 +320,59 @@ def test_learned_split_decides_the_sunflower_family_and_round_trips():
         model.SymbolModel(**{**m.__dict__, "split_w": None}), probs, ink
     )
     assert not np.allclose(blend, out)
+
+
+def test_family_maps_set_each_flower_beside_its_sheets_plain_one():
+    plain, starred = _flower(False), _flower(True)
+    maps = cells.family_maps([plain, plain, starred])
+    assert maps.shape == (3, 32, 32, 4)
+    # Channels: the hex and the sheet's typical (median) flower, whole at half resolution,
+    # then their centres at full resolution. Two of three are plain: the median is plain.
+    for k in range(3):
+        assert np.allclose(maps[k, ..., 1], plain.reshape(32, 2, 32, 2).mean(axis=(1, 3)))
+        assert np.allclose(maps[k, ..., 3], plain[16:48, 16:48])
+    assert np.allclose(maps[0, ..., 0], maps[0, ..., 1])
+    # The star is ink the typical flower lacks, nearly all of it in the full-resolution centre.
+    extra = maps[2, ..., 2] - maps[2, ..., 3]
+    assert extra.sum() > 0.9 * (starred - plain).sum() > 0
+
+
+def test_ink_network_reads_stacks_of_maps_as_channels():
+    net = _random_net(7, channels=4)
+    rng = np.random.default_rng(8)
+    x = rng.uniform(0, 1, size=(2, 32, 32, 4)).astype(np.float32)
+    side = model.net_side(rng.uniform(size=(2, 3)), np.array([True, False]))
+    got = net.forward(x, side)
+    for i in range(2):
+        want = _reference_logits(net, x[i], side[i])
+        assert np.allclose(got[i], want, rtol=1e-4, atol=1e-3)
+    # 64 x 64 maps are averaged down to the same input.
+    big = np.repeat(np.repeat(x, 2, axis=1), 2, axis=2)
+    assert np.allclose(net.logits(big, side), got, atol=1e-4)
+
+
+def test_family_network_is_the_splits_third_opinion_and_round_trips():
+    from scorepad.vision import recognize
+
+    m = model.load()
+    assert m.family_net is not None and m.split_w is not None and m.split_w.shape == (12,)
+    inks = [_flower(False), _flower(False), _flower(True)]
+    maps, features = cells.family_maps(inks), cells.family_features(inks)
+    p = m.family_probability(maps, features)
+    assert p is not None and p.shape == (3,) and ((p > 0) & (p < 1)).all()
+    z = m.family_net.forward(maps, features)
+    assert np.allclose(p, 1 / (1 + np.exp(-(z[:, 1] - z[:, 0]))))
+    again = model.SymbolModel.from_bytes(m.to_bytes())
+    assert np.allclose(again.family_probability(maps, features), p, atol=1e-5)
+    # The opinions the split weighs: the hexes' own share, the second stage's, the network's.
+    sun, sup = model.CLASSES.index("sunflower"), model.CLASSES.index("super-sunflower")
+    probs = np.zeros((3, len(model.CLASSES)))
+    probs[:, sun], probs[:, sup] = [0.8, 0.7, 0.4], [0.2, 0.3, 0.6]
+    members, *opinions = recognize.family_opinions(m, probs, inks)
+    assert members.tolist() == [0, 1, 2] and len(opinions) == 3
+    assert np.allclose(opinions[2], p)
+    assert recognize.split_features(*opinions).shape == (3, 12)
+    # A model without the network has two opinions, and says nothing of its own.
+    plain = model.SymbolModel(**{**m.__dict__, "family_net": None})
+    assert plain.family_probability(maps, features) is None
+    assert len(recognize.family_opinions(plain, probs, inks)) == 3

@@ -200,17 +200,24 @@ def ensemble(models: list[symbols.SymbolModel]) -> symbols.SymbolModel:
     )
 
 
-def family_rows(data: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """Second-stage rows: the sunflower-like hexes of each sheet against each other."""
+def family_rows(
+    data: dict[str, np.ndarray], with_maps: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Second-stage rows: the sunflower-like hexes of each sheet against each other
+    (``cells.family_features``, the truth super or not, and with ``with_maps`` the family
+    network's input, ``cells.family_maps``)."""
     sun, sup = symbols.CLASSES.index("sunflower"), symbols.CLASSES.index("super-sunflower")
-    xs, ys = [], []
+    xs, ys, maps = [], [], []
     for photo in np.unique(data["photo"]):
         sel = [i for i in np.flatnonzero(data["photo"] == photo) if data["y"][i] in (sun, sup)]
         if len(sel) < 2:
             continue
-        xs.append(cellread.family_features([data["ink"][i].astype(np.float32) for i in sel]))
+        inks = [data["ink"][i].astype(np.float32) for i in sel]
+        xs.append(cellread.family_features(inks))
         ys.append(data["y"][sel] == sup)
-    return np.concatenate(xs), np.concatenate(ys)
+        if with_maps:
+            maps.append(cellread.family_maps(inks))
+    return np.concatenate(xs), np.concatenate(ys), np.concatenate(maps) if maps else None
 
 
 def train_super(
@@ -222,7 +229,7 @@ def train_super(
     perceptron, as :func:`ensemble`)."""
     from sklearn.neural_network import MLPClassifier
 
-    x, y = family_rows(data)
+    x, y, _ = family_rows(data)
     mean, scale = x.mean(axis=0), x.std(axis=0) + 1e-3
     fits = []
     for seed in range(seeds):
@@ -340,10 +347,10 @@ def fit_split(model: symbols.SymbolModel, val: dict[str, np.ndarray]) -> symbols
         opinions = rec.family_opinions(model, sheet_probabilities(model, val, sel), inks)
         if opinions is None:
             continue
-        members, own, p_super = opinions
+        members, *each = opinions
         truth = val["y"][sel][members]
         keep = np.isin(truth, (sun, sup))
-        xs.append(rec.split_features(own, p_super)[keep])
+        xs.append(rec.split_features(*each)[keep])
         ys.append(truth[keep] == sup)
     x, y = np.concatenate(xs), np.concatenate(ys)
     clf = LogisticRegression(C=1.0, max_iter=2000).fit(x, y)

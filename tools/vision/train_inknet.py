@@ -21,6 +21,7 @@ import argparse
 import multiprocessing
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -46,24 +47,44 @@ WEIGHT_DECAY = 1e-4  # L2 on every weight matrix and kernel
 def inputs(data: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Ink maps at 32 x 32 with a channel axis, and the raw side inputs."""
     ink = data["ink"].astype(np.float32)
-    return symbols.InkNet.shrink(ink)[..., None], symbols.net_side(data["fill"], data["pointy"])
+    return symbols.InkNet.shrink(ink), symbols.net_side(data["fill"], data["pointy"])
 
 
 def train_net(
     tr: dict[str, np.ndarray], va: dict[str, np.ndarray], epochs: int, seed: int
 ) -> symbols.InkNet:
+    """The seven-class network on the TRAIN hexes, scored on the VALIDATION ones each epoch."""
+    ink_va, side_va = va["ink"].astype(np.float32), symbols.net_side(va["fill"], va["pointy"])
+
+    def accuracy(net: symbols.InkNet) -> float:
+        return float((net.logits(ink_va, side_va).argmax(axis=1) == va["y"]).mean())
+
+    x_tr, side_tr = inputs(tr)
+    return fit_net(x_tr, side_tr, tr["y"], len(symbols.CLASSES), epochs, seed, accuracy)
+
+
+def fit_net(
+    x_tr: np.ndarray,
+    side_tr: np.ndarray,
+    y_tr: np.ndarray,
+    outputs: int,
+    epochs: int,
+    seed: int,
+    accuracy: Callable[[symbols.InkNet], float],
+) -> symbols.InkNet:
+    """A network of ``CONVS`` and one hidden dense layer, trained by Adam on softmax
+    cross-entropy: inputs ``x_tr`` (n, 32, 32, channels), side inputs (standardised here
+    and by ``InkNet.logits`` alike) and labels in ``range(outputs)``; ``accuracy`` reports
+    on held-out rows after each epoch."""
     import jax
     import jax.numpy as jnp
 
-    x_tr, side_tr = inputs(tr)
     mean, scale = side_tr.mean(axis=0), side_tr.std(axis=0) + 1e-3
-    side_tr = (side_tr - mean) / scale  # InkNet.logits standardises the same way
-    y_tr, y_va = tr["y"], va["y"]
-    ink_va, side_va = va["ink"].astype(np.float32), symbols.net_side(va["fill"], va["pointy"])
+    side_tr = (side_tr - mean) / scale
 
     def init(key: Any) -> dict[str, tuple[Any, Any]]:
         keys = jax.random.split(key, len(CONVS) + 2)
-        params, cin = {}, 1
+        params, cin = {}, x_tr.shape[3]
         for k, (w, _pool) in enumerate(CONVS):
             kernel = jax.random.normal(keys[k], (3, 3, cin, w)) * np.sqrt(2 / (9 * cin))
             params[f"c{k}"] = (kernel, jnp.zeros(w))
@@ -74,8 +95,8 @@ def train_net(
             jnp.zeros(HIDDEN),
         )
         params["d1"] = (
-            jax.random.normal(keys[-1], (HIDDEN, len(symbols.CLASSES))) * np.sqrt(1 / HIDDEN),
-            jnp.zeros(len(symbols.CLASSES)),
+            jax.random.normal(keys[-1], (HIDDEN, outputs)) * np.sqrt(1 / HIDDEN),
+            jnp.zeros(outputs),
         )
         return params
 
@@ -128,8 +149,7 @@ def train_net(
             x = np.where(flip[:, None, None, None], x[:, :, ::-1], x)
             t += 1
             params, m, v = step(params, m, v, t, x, side_tr[idx], y_tr[idx], lr)
-        net = to_inknet(params, mean, scale)
-        acc = float((net.logits(ink_va, side_va).argmax(axis=1) == y_va).mean())
+        acc = accuracy(to_inknet(params, mean, scale))
         print(
             f"epoch {epoch}: validation accuracy {acc:.4f}, {time.time() - start:.0f} s", flush=True
         )
