@@ -497,8 +497,8 @@ def family_maps(inks: list[np.ndarray]) -> np.ndarray:
     each one's ink map and the sheet's typical one (the pixelwise median), each whole at
     half resolution and its centre at full resolution. A third of a sheet's sunflowers are
     super on average, so the median is the player's plain sunflower, and a mark shows as
-    ink the median lacks; a star drawn over the flower is a few pixels across, lost at half
-    resolution."""
+    ink the median lacks; the centre is kept at full resolution for a star drawn over the
+    flower, a few pixels across."""
     maps = np.asarray(inks, np.float32)
     n, side = len(maps), PATCH // 2
     typical = np.broadcast_to(np.median(maps, axis=0), maps.shape)

@@ -32,8 +32,9 @@ class InkNet:
     3 × 3 convolutions with ReLU, some followed by a 2 × 2 max-pool, then the flattened maps
     and the side inputs (:func:`net_side`, standardised) through ReLU dense layers to the
     logits of ``CLASSES``. Evaluated with NumPy (im2col and one matrix product per layer).
-    The same shape of network, over two maps per hex and with other side inputs, is the
-    family network of the sunflower split (``SymbolModel.family_net``)."""
+    The same shape of network, over four channels per hex (``cells.family_maps``) and with
+    other side inputs, is the family network of the sunflower split
+    (``SymbolModel.family_net``)."""
 
     convs: tuple[tuple[np.ndarray, np.ndarray], ...]  # kernels (3, 3, in, out), biases
     pools: tuple[bool, ...]  # a 2 x 2 max-pool after that convolution

@@ -17,8 +17,6 @@ The TEST range is never touched.
 
 from __future__ import annotations
 
-import argparse
-import multiprocessing
 import sys
 from pathlib import Path
 
@@ -30,7 +28,6 @@ import train as base
 import train_inknet as inknet
 
 from scorepad.vision import model as symbols
-from scorepad.vision import synth
 
 
 def train_family_net(
@@ -50,21 +47,11 @@ def train_family_net(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     # 8000 TRAIN photos: the network alone split the sunflower-like hexes of VALIDATION
     # photos 0-199 91.7 / 93.8 / 94.6 / 94.7 % right when trained on 500 / 1500 / 4000 /
     # 8000 (the second stage's perceptron: 93.3 %); with it, the whole symbol step read
     # 99.01 -> 99.06 (4000) -> 99.14 % (8000) of the hexes of photos 200-599 right.
-    base.photo_arguments(parser, train=8000)
-    parser.add_argument("--epochs", type=int, default=8)
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
-    # The threshold is chosen in worker processes; JAX's threads do not survive a fork.
-    multiprocessing.set_start_method("spawn")
-    tr = base.collect(synth.TRAIN, args.train, args.megapixels, "train")
-    va = base.collect(synth.VALIDATION, args.validation, args.megapixels, "validation")
-    net = train_family_net(tr, va, args.epochs, args.seed)
-    model = symbols.SymbolModel(**{**symbols.load().__dict__, "family_net": net})
+    model, va, args = inknet.train_part(__doc__, 8000, train_family_net, "family_net")
     base.calibrate_and_save(model, va, args.validation, args.megapixels)
 
 

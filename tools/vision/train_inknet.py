@@ -170,10 +170,26 @@ def to_inknet(params: dict[str, Any], mean: np.ndarray, scale: np.ndarray) -> sy
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     # 4000 TRAIN photos: on held-out VALIDATION photos 200-399 the whole recogniser read
     # 97.88 % of cells right with the network trained on 2000, 98.00 % with 4000.
-    base.photo_arguments(parser, train=4000)
+    model, va, args = train_part(__doc__, 4000, train_net, "net")
+    print(
+        f"validation accuracy with the perceptron, both stages {base.item_accuracy(model, va):.4f}"
+    )
+    base.calibrate_and_save(model, va, args.validation, args.megapixels)
+
+
+def train_part(
+    doc: str | None,
+    train_photos: int,
+    fit: Callable[[dict[str, np.ndarray], dict[str, np.ndarray], int, int], symbols.InkNet],
+    part: str,
+) -> tuple[symbols.SymbolModel, dict[str, np.ndarray], argparse.Namespace]:
+    """How a network script runs: its photo, epoch and seed arguments, the cached TRAIN and
+    VALIDATION cells, the network ``fit`` on them and put in the committed model as
+    ``part``; returns that model, the VALIDATION cells and the arguments."""
+    parser = argparse.ArgumentParser(description=(doc or "").splitlines()[0])
+    base.photo_arguments(parser, train=train_photos)
     parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
@@ -181,12 +197,8 @@ def main() -> None:
     multiprocessing.set_start_method("spawn")
     tr = base.collect(synth.TRAIN, args.train, args.megapixels, "train")
     va = base.collect(synth.VALIDATION, args.validation, args.megapixels, "validation")
-    net = train_net(tr, va, args.epochs, args.seed)
-    model = symbols.SymbolModel(**{**symbols.load().__dict__, "net": net})
-    print(
-        f"validation accuracy with the perceptron, both stages {base.item_accuracy(model, va):.4f}"
-    )
-    base.calibrate_and_save(model, va, args.validation, args.megapixels)
+    net = fit(tr, va, args.epochs, args.seed)
+    return symbols.SymbolModel(**{**symbols.load().__dict__, part: net}), va, args
 
 
 if __name__ == "__main__":
