@@ -1315,7 +1315,7 @@ def _completed_on_edges(
     specs: list[BoardSpec],
     best: Fit | None,
     unsure: list[Fit] | None,
-    found: FloatArray | None = None,
+    found: EdgeLines | None = None,
 ) -> Fit | None:
     """The last retry, for a board about to be refused (or found far off): three true
     edges, from the straight edges (``found``: :func:`edge_lines`; the fourth hidden by

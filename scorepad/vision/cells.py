@@ -502,9 +502,10 @@ def family_maps(inks: list[np.ndarray]) -> np.ndarray:
     maps = np.asarray(inks, np.float32)
     n, side = len(maps), PATCH // 2
     typical = np.broadcast_to(np.median(maps, axis=0), maps.shape)
-    whole = np.stack([maps, typical], axis=-1).reshape(n, side, 2, side, 2, 2).mean(axis=(2, 4))
+    pair = np.stack([maps, typical], axis=-1)
+    whole = pair.reshape(n, side, 2, side, 2, 2).mean(axis=(2, 4))
     q = PATCH // 4
-    centre = np.stack([maps, typical], axis=-1)[:, q : q + side, q : q + side]
+    centre = pair[:, q : q + side, q : q + side]
     return np.concatenate([whole, centre], axis=-1).astype(np.float32)
 
 
