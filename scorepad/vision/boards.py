@@ -1277,6 +1277,7 @@ def _deep_retries(
     best: Fit | None,
     unsure: list[Fit] | None = None,
     complete_below: float = COMPLETE_BELOW,
+    found: EdgeLines | None = None,
 ) -> Fit | None:
     """The costly retries for a board not found or found off (see :func:`find_board`),
     cheapest first, until one fits at ``RETRY_BELOW``: outlines on
@@ -1284,8 +1285,8 @@ def _deep_retries(
     before they are compared with the print; the best outline moved back onto the board;
     last, below ``complete_below``, outlines completed from three edges (:func:`_completed`).
     Outlines from straight edges or completed that fit too poorly to be taken on their own
-    go to ``unsure``."""
-    found = edge_lines(photo)
+    go to ``unsure``. ``found``: the photo's :func:`edge_lines`, when already traced."""
+    found = edge_lines(photo) if found is None else found
     lines = straight_edges(photo, found=found)
     best = _from_straight_edges(photo, lab, grey, small, lines, specs, best, unsure)
     if best is None or best[0] < RETRY_BELOW:
@@ -1412,8 +1413,11 @@ def find_board(
         # at a fit of 0.735, then 1 px off at 0.82; about a quarter second).
         best = _polished(photo, lab, grey, best, prefer)
     deep = best is None or best[0] < deep_below
+    lines = edge_lines(photo) if deep else None  # traced once for both retries below
     if deep:
-        best = _deep_retries(photo, lab, grey, rough_copy, outlines, specs, best, unsure)
+        best = _deep_retries(
+            photo, lab, grey, rough_copy, outlines, specs, best, unsure, found=lines
+        )
     if best is not None and MIN_FIT <= best[0] < RETRY_BELOW and accept is not None:
         found = _found(photo, lab, best)
         if accept(found):
@@ -1427,7 +1431,7 @@ def find_board(
             # onto the board (from a fit it may have made) and the completions are left.
             polished = _polished(photo, lab, grey, best)
             retried = _completed_on_edges(
-                photo, lab, grey, rough_copy, outlines, specs, polished, unsure
+                photo, lab, grey, rough_copy, outlines, specs, polished, unsure, lines
             )
         else:
             retried = _deep_retries(
