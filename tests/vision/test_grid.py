@@ -409,8 +409,8 @@ def test_a_wrong_lattice_with_a_hole_is_never_a_clean_looking_sheet():
     # Validation photo 5603: a wrong lattice's group of 42 with a hole. Filling it cut it to
     # a clean-looking 30 (12 cells silently wrong). Which lattice wins here turns on the
     # platform (the right one on the machines of 2 December morning; on a fresh machine that
-    # afternoon, whatever the OpenCV 4.x, NumPy or Pillow release, a wrong one of 31 hexes):
-    # either way the sheet is its own grid or doubted as a whole, never silently wrong.
+    # afternoon a wrong one of 31 hexes with every OpenCV 4.11-4.14, NumPy 2.2-2.4 and
+    # Pillow 11.3-13 tried): either way the sheet is its own grid or doubted as a whole.
     s = synth.sample(synth.VALIDATION, 5603, 3.0)
     truth = {Hex(c["q"], c["r"]) for c in s.layout["cells"]}
     _rectified, grid = locate(decode(s.jpeg, WORK_SIDE))
