@@ -25,7 +25,7 @@ import numpy as np
 
 from scorepad.games import spring_meadow as sm
 from scorepad.vision import render3d
-from scorepad.vision.boards import Camera
+from scorepad.vision.camera import Camera
 from scorepad.vision.render3d import Canvas, Token, draw_token, finish_photo, paste_plane
 from scorepad.vision.spring_meadow import (
     BAND,

@@ -24,8 +24,12 @@ from scorepad.games import sunflower_valley as sv
 from scorepad.hexgrid import Hex, Orientation
 from scorepad.vision import boards, harmonies, spring_meadow
 from scorepad.vision import cells as cellread
+from scorepad.vision import harmonies_print as hprint
 from scorepad.vision import model as symbols
+from scorepad.vision.board_print import BoardSpec
+from scorepad.vision.camera import aspect_of, default_focal
 from scorepad.vision.decode import PhotoError, decode
+from scorepad.vision.edges import edge_outlines
 from scorepad.vision.lattice import (
     SHEET_HEXES,
     WELL_FOUND,
@@ -252,18 +256,18 @@ def sheet_grid(rectified: Rectified, fits: Callable[[Grid], bool] | None) -> tup
 
 
 def edge_sheets(photo: np.ndarray) -> list[np.ndarray]:
-    """Outlines on four of the photo's long straight edges (``boards.edge_outlines``) with
+    """Outlines on four of the photo's long straight edges (``edge_outlines``) with
     a sheet's proportions (within ``EDGE_ASPECT``, seen through a phone's usual focal
     length), the ``EDGE_SHEETS`` largest: the paper of a sheet in a shadow and touching
     light things, which no region of paper outlines (validation photo 3312)."""
     size = (photo.shape[1], photo.shape[0])
-    focal = boards.default_focal(size)
+    focal = default_focal(size)
 
     def sheet_like(quad: np.ndarray) -> bool:
-        aspect = boards.aspect_of(quad, focal, size)
+        aspect = aspect_of(quad, focal, size)
         return abs(max(aspect, 1 / aspect) / SHEET_ASPECT - 1) <= EDGE_ASPECT
 
-    quads = [q for q in boards.edge_outlines(photo) if sheet_like(q)]
+    quads = [q for q in edge_outlines(photo) if sheet_like(q)]
     return sorted(quads, key=lambda q: -cv2.contourArea(q.astype(np.float32)))[:EDGE_SHEETS]
 
 
@@ -416,9 +420,9 @@ def board_shown(photo: np.ndarray, games: list[str]) -> str | None:
     (:func:`boards.glance_board`, no retries; cheaper than one look per game), then
     that game's own check of the board found (tokens on the hexes, the arrow in the band),
     at the fit its finder takes a board at."""
-    kinds: dict[str, tuple[list[boards.BoardSpec], float, Callable[..., bool]]] = {
+    kinds: dict[str, tuple[list[BoardSpec], float, Callable[..., bool]]] = {
         "harmonies": (
-            [harmonies.board_spec("A"), harmonies.board_spec("B")],
+            [hprint.board_spec("A"), hprint.board_spec("B")],
             boards.HIDDEN_MARGINS_RETRY_BELOW,  # stacks lean over the margins
             harmonies.has_tokens,
         ),

@@ -2,7 +2,7 @@
 
 Everything is placed in millimetres in the board's frame (``boards.py``: x right, y down
 the print, z into the board) and projected through a real pinhole camera
-(:class:`~scorepad.vision.boards.Camera`), so a stack's top shows exactly the parallax and
+(:class:`~scorepad.vision.camera.Camera`), so a stack's top shows exactly the parallax and
 perspective a phone gives it: lifted away from the point below the lens, slightly larger,
 its side band visible on the side facing the camera, nearer stacks hiding farther ones.
 
@@ -32,8 +32,8 @@ import numpy as np
 
 from scorepad.games.harmonies import LEGAL_STACKS, board_hexes
 from scorepad.hexgrid import Hex
-from scorepad.vision.boards import Camera
-from scorepad.vision.harmonies import (
+from scorepad.vision.camera import Camera
+from scorepad.vision.harmonies_print import (
     BAND,
     CUBE_SIDE,
     TOKEN_RADIUS,

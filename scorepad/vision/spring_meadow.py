@@ -39,7 +39,9 @@ from scorepad.boardfile import BoardError
 from scorepad.games import spring_meadow as sm
 from scorepad.games.spring_meadow import COLS, ROWS
 from scorepad.vision import boards
+from scorepad.vision.board_print import BoardSpec
 from scorepad.vision.decode import PhotoError, decode
+from scorepad.vision.mlp import Mlp
 
 #: The printed board, in millimetres, as printed (vertical, the arrow pointing up).
 SQUARE = 20.0
@@ -55,7 +57,7 @@ HOLE_RADIUS = 0.36 * SQUARE  # meadow tiles' round holes
 MARMOT_HEIGHT = 17.0
 MARMOT_RADIUS = 6.0
 
-SPEC = boards.BoardSpec("spring-meadow", WIDTH, HEIGHT, MARGIN, HEADER, BAND)
+SPEC = BoardSpec("spring-meadow", WIDTH, HEIGHT, MARGIN, HEADER, BAND)
 WORK_SIDE = 2000  # long side of the decoded photo we work on
 PPM = 3.0  # pixels per mm of the re-projected board
 #: What the model tells apart, and the square code each stands for.
@@ -247,10 +249,10 @@ def arrow_score(plane: Plane) -> float:
 
 
 @cache
-def load_model() -> tuple[boards.Mlp, float]:
+def load_model() -> tuple[Mlp, float]:
     with np.load(MODEL_FILE) as data:
         arrays = {k: data[k] for k in data.files}
-    return boards.Mlp(arrays, "squares"), float(arrays["flag_below"])
+    return Mlp(arrays, "squares"), float(arrays["flag_below"])
 
 
 # --- 4. constraints and the result ---------------------------------------------------------

@@ -10,8 +10,13 @@ import pytest
 cv2 = pytest.importorskip("cv2", reason="the vision extra is not installed")
 
 from scorepad.vision import boards  # noqa: E402
+from scorepad.vision import harmonies_print as hprint  # noqa: E402
+from scorepad.vision.board_print import BoardSpec, print_score  # noqa: E402
+from scorepad.vision.camera import Camera  # noqa: E402
+from scorepad.vision.edges import completed_outlines, edge_outlines, straight_edges  # noqa: E402
+from scorepad.vision.outlines import refine_outline  # noqa: E402
 
-SPEC = boards.BoardSpec("drawn", 240.0, 200.0, 12.0, 22.0, (3.0, 17.0))
+SPEC = BoardSpec("drawn", 240.0, 200.0, 12.0, 22.0, (3.0, 17.0))
 CREAM = (236, 226, 200)
 
 
@@ -53,7 +58,7 @@ def _off(found: np.ndarray, truth: np.ndarray) -> float:
 
 def test_straight_edges_frame_a_board_whose_light_print_is_cut() -> None:
     photo, corners = _scene(cut=True)
-    assert min(_off(q, corners) for q in boards.edge_outlines(photo)) < 4
+    assert min(_off(q, corners) for q in edge_outlines(photo)) < 4
 
 
 def test_a_board_cut_by_pieces_and_merged_with_a_light_object_is_found_where_it_lies() -> None:
@@ -87,19 +92,19 @@ def test_an_outline_on_the_band_edge_is_grown_by_the_rim_onto_the_board() -> Non
     assert _off(short, corners) > 8
     assert min(_off(g, corners) for g in grown) < 1
     _lab, _grey, (small, factor) = boards._copies(photo.astype(np.float32))
-    score = [boards.print_score(small, q, SPEC, factor, rim=False) for q in (short, corners)]
+    score = [print_score(small, q, SPEC, factor, rim=False) for q in (short, corners)]
     assert score[0] < 0.5 < 0.8 < score[1]
 
 
 def _validation_photo(index: int) -> tuple[np.ndarray, str, np.ndarray]:
     """Harmonies VALIDATION photo ``index`` (3 MP) as the finder sees it, with its side
     and where its corners truly are."""
-    from scorepad.vision import harmonies, render3d
+    from scorepad.vision import render3d
     from scorepad.vision.decode import decode
 
     shot = render3d.sample(render3d.VALIDATION, index, megapixels=3.0)
-    photo = decode(shot.jpeg, harmonies.WORK_SIDE)
-    spec = harmonies.board_spec(shot.state.side)
+    photo = decode(shot.jpeg, hprint.WORK_SIDE)
+    spec = hprint.board_spec(shot.state.side)
     corners = np.column_stack([spec.corners, np.zeros(4)])
     truth = shot.camera.project(corners) * max(photo.shape[:2]) / max(shot.camera.size)
     return photo, shot.state.side, truth
@@ -135,10 +140,9 @@ def test_a_move_that_fits_the_print_better_but_the_tokens_worse_is_not_kept() ->
     # outline while the print fits better takes one corner 65 px off onto something light
     # (fit 0.834: stacks hide the board's own margin); the tops' rims show less clearly
     # there, so the board stays where it lies.
-    from scorepad.vision import harmonies
 
     photo, side, truth = _validation_photo(1735)
-    specs = [harmonies.board_spec(s) for s in "AB"]
+    specs = [hprint.board_spec(s) for s in "AB"]
     fooled = boards.find_board(photo, specs, "Harmonies", boards.HIDDEN_MARGINS_RETRY_BELOW)
     assert np.abs(fooled.corners - truth).max() > 30
     found = _found_where_it_lies(photo, side, truth, within=3.0)
@@ -150,11 +154,10 @@ def test_a_board_fitting_the_print_poorly_is_found_when_its_hexes_hold_tokens() 
     # long shadows hiding much of the print. The straight edges frame it within a pixel
     # or two, but it fits the print at 0.69, below the fair fit an outline on four lines
     # needs on its own; the tokens on its hexes confirm it.
-    from scorepad.vision import harmonies
     from scorepad.vision.decode import PhotoError
 
     photo, side, truth = _validation_photo(1924)
-    specs = [harmonies.board_spec(s) for s in "AB"]
+    specs = [hprint.board_spec(s) for s in "AB"]
     deep = boards.HIDDEN_MARGINS_RETRY_BELOW
     with pytest.raises(PhotoError):
         boards.find_board(photo, specs, "Harmonies", deep)
@@ -172,7 +175,7 @@ def test_a_fair_fit_whose_hexes_hold_no_tokens_gets_every_retry() -> None:
     from scorepad.vision import harmonies
 
     photo, side, truth = _validation_photo(5884)
-    specs = [harmonies.board_spec(s) for s in "AB"]
+    specs = [hprint.board_spec(s) for s in "AB"]
     read = harmonies.BoardReader(photo)
     deep = boards.HIDDEN_MARGINS_RETRY_BELOW
     off = boards.find_board(photo, specs, "Harmonies", deep)
@@ -187,7 +190,7 @@ def test_three_edges_and_the_proportions_fix_the_fourth_edge() -> None:
     """A board seen tilted through a known camera: from its left edge's corners and the
     directions of its top and bottom edges, the completed outline is the board."""
     size = (2000, 1500)
-    camera = boards.Camera.look_at(
+    camera = Camera.look_at(
         np.array([60.0, 420.0, -330.0]), np.array([120.0, 100.0, 0.0]), 1600.0, size, 0.4
     )
     corners = camera.project(np.column_stack([SPEC.corners, np.zeros(4)]))
@@ -196,7 +199,7 @@ def test_three_edges_and_the_proportions_fix_the_fourth_edge() -> None:
         (corners[i] - corners[j]) / np.linalg.norm(corners[i] - corners[j])
         for i, j in ((2, 3), (1, 0))
     )
-    (quad,) = boards.completed_outlines(base, sides, (SPEC.width / SPEC.height,), 1600.0, size)
+    (quad,) = completed_outlines(base, sides, (SPEC.width / SPEC.height,), 1600.0, size)
     assert quad is not None
     assert np.abs(quad - corners[[3, 0, 1, 2]]).max() < 1e-6
 
@@ -204,8 +207,8 @@ def test_three_edges_and_the_proportions_fix_the_fourth_edge() -> None:
 def test_lines_across_the_whole_photo_can_be_left_out() -> None:
     photo, _ = _scene(cut=False)
     photo[:, 100:104] = 20  # a table's line from top to bottom
-    spanning = boards.straight_edges(photo)
-    inside = boards.straight_edges(photo, spanning=False)
+    spanning = straight_edges(photo)
+    inside = straight_edges(photo, spanning=False)
     assert any(abs(d[0]) < 0.01 and abs(c[0] - 102) < 3 for c, d, _ in spanning)
     assert not any(abs(d[0]) < 0.01 and abs(c[0] - 102) < 3 for c, d, _ in inside)
     assert len(inside) >= 4  # the board's own edges
@@ -216,7 +219,7 @@ def test_an_outline_reaching_far_outside_the_photo_is_left_as_it_is() -> None:
     # its edges would sample profiles too long for OpenCV's remap, which raised cv2.error.
     photo = np.full((1500, 2000, 3), 200, np.float32)
     quad = np.array([[-4439.9, -659.6], [-88998.7, -70301.5], [1522.5, 947.5], [1485.0, 977.5]])
-    assert np.array_equal(boards.refine_outline(photo, quad), quad)
+    assert np.array_equal(refine_outline(photo, quad), quad)
 
 
 def test_an_outline_wholly_off_the_photo_is_left_as_it_is():
@@ -224,4 +227,4 @@ def test_an_outline_wholly_off_the_photo_is_left_as_it_is():
     # half of TRAIN Spring Meadow photo 5200, read as Harmonies or Spring Meadow).
     photo = np.full((400, 600, 3), 0.5, np.float32)
     quad = np.array([[700.0, 50], [900, 50], [900, 300], [700, 300]])
-    assert np.array_equal(boards.refine_outline(photo, quad), quad)
+    assert np.array_equal(refine_outline(photo, quad), quad)

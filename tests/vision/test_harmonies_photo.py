@@ -21,6 +21,10 @@ from scorepad.games.harmonies import board_hexes, is_legal_stack
 from scorepad.hexgrid import Hex
 from scorepad.vision import boards, render3d, synth
 from scorepad.vision import harmonies as hv
+from scorepad.vision import harmonies_hexes as hexread
+from scorepad.vision import harmonies_print as hprint
+from scorepad.vision import harmonies_stacks as stacks
+from scorepad.vision.camera import Camera, apply, estimate_focal, pose
 from scorepad.vision.decode import PhotoError
 
 #: Photos the tests read: one per board side, cameras from nearly straight down to tilted.
@@ -37,8 +41,8 @@ def recognised(index: int) -> dict[str, object]:
     return hv.recognize_harmonies(photo(index).jpeg)
 
 
-def tilted_camera(tilt: float = 30.0) -> boards.Camera:
-    board = hv.board_print("A")
+def tilted_camera(tilt: float = 30.0) -> Camera:
+    board = hprint.board_print("A")
     scene = render3d.Scene.of(5)
     scene = render3d.Scene(**{**scene.__dict__, "tilt": tilt, "coverage": 0.7})
     rng = np.random.default_rng(0)
@@ -53,9 +57,7 @@ def test_plane_homography_is_the_projection_at_that_height() -> None:
     points = np.array([[10.0, 20.0], [80.0, 150.0], [150.0, 5.0]])
     for height in (0.0, 6.0, 18.0):
         world = np.column_stack([points, np.full(3, -height)])
-        assert np.allclose(
-            boards.apply(camera.plane(height), points), camera.project(world), atol=1e-6
-        )
+        assert np.allclose(apply(camera.plane(height), points), camera.project(world), atol=1e-6)
 
 
 def test_parallax_lifts_a_top_away_from_the_nadir_by_the_pinhole_factor() -> None:
@@ -65,16 +67,16 @@ def test_parallax_lifts_a_top_away_from_the_nadir_by_the_pinhole_factor() -> Non
     foot = np.array([60.0, 90.0])
     for z in (6.0, 12.0, 18.0):
         seen = camera.project(np.array([[*foot, -z]]))
-        on_board = boards.apply(np.linalg.inv(camera.plane(0)), seen)[0]
+        on_board = apply(np.linalg.inv(camera.plane(0)), seen)[0]
         expected = camera.nadir + (foot - camera.nadir) * camera.height / (camera.height - z)
         assert np.allclose(on_board, expected, atol=1e-6)
 
 
 def test_pose_from_the_board_outline_recovers_the_camera() -> None:
     camera = tilted_camera(25.0)
-    board = hv.board_spec("B")
+    board = hprint.board_spec("B")
     h = camera.plane(0)
-    found = boards.pose(h, camera.K, camera.size)
+    found = pose(h, camera.K, camera.size)
     assert np.allclose(found.centre, camera.centre, atol=1e-6)
     assert math.isclose(found.tilt, camera.tilt, abs_tol=1e-6)
     del board
@@ -82,11 +84,11 @@ def test_pose_from_the_board_outline_recovers_the_camera() -> None:
 
 def test_focal_length_is_measured_when_tilted_and_left_alone_when_frontal() -> None:
     tilted = tilted_camera(30.0)
-    f = boards.estimate_focal(tilted.plane(0), tilted.size, aspect_known=True)
+    f = estimate_focal(tilted.plane(0), tilted.size, aspect_known=True)
     assert f is not None
     assert abs(f / tilted.K[0, 0] - 1) < 0.01
     frontal = tilted_camera(0.0)
-    assert boards.estimate_focal(frontal.plane(0), frontal.size, aspect_known=False) is None
+    assert estimate_focal(frontal.plane(0), frontal.size, aspect_known=False) is None
 
 
 # --- the renderer --------------------------------------------------------------------------
@@ -169,11 +171,11 @@ def test_recognition_reads_the_tops_and_flags_what_it_gets_wrong(index: int) -> 
 def test_the_top_is_the_furthest_strong_circle_along_the_lift_line() -> None:
     # A stack's footprint (at 2) outscores its grey top (at 7): the top is further along.
     footprint_first = np.array([3, 9, 22, 15, 9, 9, 12, 18, 13, 5, -5.0])
-    assert hv.highest_peak(footprint_first) == 7
+    assert hexread.highest_peak(footprint_first) == 7
     # A circle further along that scores far less is not a top; nor is a peak's shoulder.
     faint_beyond = np.array([3, 9, 28, 25, 17, 13, 16, 15, 10, 5.0])
-    assert hv.highest_peak(faint_beyond) == 2
-    assert hv.highest_peak(np.array([1, 5, 9, 8.5, 8, 7.9])) == 2
+    assert hexread.highest_peak(faint_beyond) == 2
+    assert hexread.highest_peak(np.array([1, 5, 9, 8.5, 8, 7.9])) == 2
 
 
 def _disc(*parts: tuple[tuple[float, float, float], int]) -> np.ndarray:
@@ -183,19 +185,22 @@ def _disc(*parts: tuple[tuple[float, float, float], int]) -> np.ndarray:
 
 def test_a_golden_cube_covering_most_of_a_top_is_left_out_of_its_colour() -> None:
     blue, gold = (20.0, 48.0, 80.0), (60.0, 48.0, 18.0)
-    assert np.linalg.norm(hv._log_colour(np.array(gold))[0] - hv._GOLD_CHROMA) < hv.GOLD_NEAR
+    assert (
+        np.linalg.norm(hexread.log_colour(np.array(gold))[0] - hexread.GOLD_CHROMA)
+        < hexread.GOLD_NEAR
+    )
     # Seen at an angle, the cube covers 60 % of the disc: the top is still blue.
-    assert np.allclose(hv.top_colour(_disc((gold, 15), (blue, 10))), blue)
+    assert np.allclose(hexread.top_colour(_disc((gold, 15), (blue, 10))), blue)
     # A cube on a small part of it was never the median.
-    assert np.allclose(hv.top_colour(_disc((gold, 5), (blue, 20))), blue)
+    assert np.allclose(hexread.top_colour(_disc((gold, 5), (blue, 20))), blue)
     # Under a cube on a yellow top, what remains is itself of a golden hue (not golden
     # enough to be left out, too golden to be another colour): all samples count, as
     # they always did.
     yellow = (72.0, 64.0, 16.0)
-    apart = np.linalg.norm(hv._log_colour(np.array(yellow))[0] - hv._GOLD_CHROMA)
-    assert hv.GOLD_NEAR < apart < hv.GOLD_APART
+    apart = np.linalg.norm(hexread.log_colour(np.array(yellow))[0] - hexread.GOLD_CHROMA)
+    assert hexread.GOLD_NEAR < apart < hexread.GOLD_APART
     disc = _disc((gold, 15), (yellow, 10))
-    assert np.allclose(hv.top_colour(disc), disc.mean(axis=0))  # all near the median
+    assert np.allclose(hexread.top_colour(disc), disc.mean(axis=0))  # all near the median
 
 
 def test_a_photo_from_straight_above_is_marked_so_and_a_tilted_one_is_not() -> None:
@@ -227,7 +232,7 @@ def test_each_outline_the_board_finder_asks_about_is_read_once(
     reads: list[bytes] = []
     read_board = hv.read_board
 
-    def counted(photo: np.ndarray, found: boards.Found) -> list[hv.HexReading]:
+    def counted(photo: np.ndarray, found: boards.Found) -> list[hexread.HexReading]:
         reads.append(found.corners.tobytes())
         return read_board(photo, found)
 
@@ -292,9 +297,9 @@ def test_an_unknown_side_is_refused() -> None:
 def _profile_with_a_foot(tokens: float) -> tuple[np.ndarray, np.ndarray]:
     """A height input (``features()["height"]``, ``photo_context``) whose foot-edge
     profile shows a token's side inside the rim and the board outside at ``tokens``."""
-    s = len(hv.FOOT_STEPS)
-    h = np.zeros(hv.PROFILE_CHANNELS * s + 2 * s + 16)  # profile, outlines, the rest
-    profile = h[: hv.PROFILE_CHANNELS * s].reshape(hv.PROFILE_CHANNELS, s)
+    s = len(hexread.FOOT_STEPS)
+    h = np.zeros(stacks.PROFILE_CHANNELS * s + 2 * s + 16)  # profile, outlines, the rest
+    profile = h[: stacks.PROFILE_CHANNELS * s].reshape(stacks.PROFILE_CHANNELS, s)
     at = int(round(tokens * 4))
     profile[0, : at + 1] = 0.6  # inside the rim: not board-like until past the foot
     profile[4, :at] = 0.6  # outside the rim: board-like from the foot on
@@ -307,30 +312,30 @@ def _profile_with_a_foot(tokens: float) -> tuple[np.ndarray, np.ndarray]:
 @pytest.mark.parametrize("tokens", [1, 2, 3])
 def test_foot_cues_find_the_rim_where_the_profile_shows_it(tokens: int) -> None:
     h, context = _profile_with_a_foot(tokens)
-    cues = hv.foot_cues(h, context)[0]
+    cues = stacks.foot_cues(h, context)[0]
     # Eight cues per signal (strongest step, centre, three pairs); chroma is the first
     # signal, the edge the third.
     assert cues[0] == tokens  # chroma
     assert cues[2 * 8] == tokens  # edge
-    window = hv.foot_window(h, context, np.array([[0, 1, 0, 0]], np.float32), tokens)
+    window = stacks.foot_window(h, context, np.array([[0, 1, 0, 0]], np.float32), tokens)
     assert window.shape[0] == 1 and np.isfinite(window).all()
 
 
 def test_height_probabilities_cover_the_heights_each_colour_comes_in() -> None:
-    models = hv.load_models()
+    models = stacks.load_models()
     assert models.foot is not None and 0 <= models.foot_weight <= 1
     h, context = _profile_with_a_foot(2)
     f = {"height": h[0].astype(np.float32)}
     for colour in ("grey", "green", "brown", "red"):
-        p = hv.height_probabilities(f, colour, models, context[0])
-        assert set(p) == set(hv.HEIGHTS[colour])
+        p = stacks.height_probabilities(f, colour, models, context[0])
+        assert set(p) == set(stacks.HEIGHTS[colour])
         assert abs(sum(p.values()) - 1) < 1e-6
 
 
 def test_the_lower_side_is_read_between_one_and_two_tokens_down() -> None:
     """What lies under a red top is read where the lower token's side shows: the profile's
     probes inside the rim from one to two and a quarter tokens below the top."""
-    profile = np.tile(hv.FOOT_STEPS, (hv.PROFILE_CHANNELS, 1))  # every channel: its height
-    side = hv.lower_side(profile.ravel())
+    profile = np.tile(hexread.FOOT_STEPS, (stacks.PROFILE_CHANNELS, 1))  # every channel: its height
+    side = stacks.lower_side(profile.ravel())
     assert side.min() == 1.0 and side.max() == 2.25
-    assert len(side) == 5 * len(hv.FOOT_STEPS[hv.LOWER_SIDE])
+    assert len(side) == 5 * len(hexread.FOOT_STEPS[stacks.LOWER_SIDE])

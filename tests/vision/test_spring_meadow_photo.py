@@ -193,16 +193,17 @@ def _found_at(photo_: np.ndarray, corners_mm: np.ndarray, found: object) -> obje
     import cv2
 
     from scorepad.vision import boards
+    from scorepad.vision.camera import apply, default_focal, estimate_focal, intrinsics, pose
 
     h = cv2.getPerspectiveTransform(
         sv.SPEC.corners.astype(np.float32),
         found.corners.astype(np.float32),  # type: ignore[attr-defined]
     )
-    quad = boards.apply(h, corners_mm)
+    quad = apply(h, corners_mm)
     size = (photo_.shape[1], photo_.shape[0])
     h2 = cv2.getPerspectiveTransform(sv.SPEC.corners.astype(np.float32), quad.astype(np.float32))
-    focal = boards.estimate_focal(h2, size, aspect_known=True) or boards.default_focal(size)
-    camera = boards.pose(h2, boards.intrinsics(focal, size), size)
+    focal = estimate_focal(h2, size, aspect_known=True) or default_focal(size)
+    camera = pose(h2, intrinsics(focal, size), size)
     return boards.Found(sv.SPEC, quad, camera, False, 0.7)
 
 

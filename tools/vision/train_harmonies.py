@@ -32,15 +32,18 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from scorepad.vision import harmonies as hv  # noqa: E402
+from scorepad.vision import harmonies_hexes as hexread  # noqa: E402
+from scorepad.vision import harmonies_print as hprint  # noqa: E402
+from scorepad.vision import harmonies_stacks as stacks  # noqa: E402
 from scorepad.vision import (  # noqa: E402  (after the sys.path set-up above)
-    boards,
     render3d,
 )
-from scorepad.vision import harmonies as hv  # noqa: E402
 from scorepad.vision.decode import PhotoError, decode  # noqa: E402
+from scorepad.vision.mlp import Mlp, export_mlp  # noqa: E402
 
 CACHE = Path("/tmp/scorepad-harmonies-readings")
-MODEL_FILE = hv.MODEL_FILE
+MODEL_FILE = stacks.MODEL_FILE
 
 
 def photo_rows(args: tuple[tuple[int, int], int, float]) -> list[dict[str, Any]]:
@@ -54,24 +57,24 @@ def photo_rows(args: tuple[tuple[int, int], int, float]) -> list[dict[str, Any]]
     s = render3d.sample(split, index, megapixels)
     rows = []
     try:
-        photo = decode(s.jpeg, hv.WORK_SIDE)
+        photo = decode(s.jpeg, hprint.WORK_SIDE)
         located = hv.locate(photo)
     except PhotoError:
         located = None
     if located is not None and located.spec.name == s.state.side:
         scale = photo.shape[1] / s.camera.size[0]
-        board = hv.board_print(s.state.side)
-        corners = np.column_stack([hv.board_spec(s.state.side).corners, np.zeros(4)])
+        board = hprint.board_print(s.state.side)
+        corners = np.column_stack([hprint.board_spec(s.state.side).corners, np.zeros(4)])
         truth = s.camera.project(corners) * scale
         if np.abs(located.corners - truth).max() < 4:
-            plane = hv.Plane(photo, located)
+            plane = hexread.Plane(photo, located)
             for h in board.centres:
                 stack = s.state.stacks[h]
                 rows.append(
                     {
                         "photo": index,
                         "hex": h,
-                        "reading": hv.read_hex(plane, h),
+                        "reading": hexread.read_hex(plane, h),
                         "stack": stack,
                         "cube": h in s.state.cubes,
                     }
@@ -107,8 +110,8 @@ def fit(
 
 def temperature(model: Any, scaler: Any, x: np.ndarray, y: np.ndarray) -> float:
     """The softmax temperature that makes validation probabilities honest (least NLL)."""
-    arrays = boards.export_mlp(model, scaler, "m", 1.0)
-    mlp = boards.Mlp(arrays, "m")
+    arrays = export_mlp(model, scaler, "m", 1.0)
+    mlp = Mlp(arrays, "m")
     index = {c: i for i, c in enumerate(mlp.classes)}
     cols = np.array([index[str(v)] for v in y])
     best = (1e18, 1.0)
@@ -120,24 +123,24 @@ def temperature(model: Any, scaler: Any, x: np.ndarray, y: np.ndarray) -> float:
     return best[1]
 
 
-def contexts(rows: list[dict[str, Any]], top_model: boards.Mlp) -> list[np.ndarray]:
+def contexts(rows: list[dict[str, Any]], top_model: Mlp) -> list[np.ndarray]:
     """Each row's photo context (hexes of one photo read together, as in analyse)."""
     by_photo: dict[int, list[int]] = {}
     for i, r in enumerate(rows):
         by_photo.setdefault(r["photo"], []).append(i)
     out: list[np.ndarray] = [np.zeros(0)] * len(rows)
     for members in by_photo.values():
-        ctx = hv.photo_context([rows[i]["reading"] for i in members], top_model)
+        ctx = stacks.photo_context([rows[i]["reading"] for i in members], top_model)
         for i in members:
             out[i] = ctx[rows[i]["hex"]]
     return out
 
 
 def datasets(
-    rows: list[dict[str, Any]], top_model: boards.Mlp | None
+    rows: list[dict[str, Any]], top_model: Mlp | None
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Inputs and labels of each model (the height model needs the top model first)."""
-    feats = [hv.features(r["reading"]) for r in rows]
+    feats = [stacks.features(r["reading"]) for r in rows]
     tops = [r["stack"][-1] if r["stack"] else "empty" for r in rows]
     ctx = contexts(rows, top_model) if top_model is not None else None
     names = ("top", "height", "under", "cube", "foot")
@@ -145,8 +148,8 @@ def datasets(
     for i, (f, top, r) in enumerate(zip(feats, tops, rows, strict=True)):
         out["top"][0].append(f["top"])
         out["top"][1].append(top)
-        if ctx is not None and top in hv.HEIGHTS and len(hv.HEIGHTS[top]) > 1:
-            out["height"][0].append(hv.height_input(f, top, ctx[i]))
+        if ctx is not None and top in stacks.HEIGHTS and len(stacks.HEIGHTS[top]) > 1:
+            out["height"][0].append(stacks.height_input(f, top, ctx[i]))
             out["height"][1].append(str(len(r["stack"])))
             for window, label in foot_windows(f, top, ctx[i], len(r["stack"])):
                 out["foot"][0].append(window)
@@ -166,8 +169,8 @@ def foot_windows(
     """The foot model's examples from one hex: a window at each height its top colour
     comes in, labelled 1 where the foot really is."""
     h, c = f["height"][None], context[None]
-    flags = np.array([hv.colour_flags(top)], np.float32)
-    return [(hv.foot_window(h, c, flags, k)[0], int(k == height)) for k in hv.HEIGHTS[top]]
+    flags = np.array([stacks.colour_flags(top)], np.float32)
+    return [(stacks.foot_window(h, c, flags, k)[0], int(k == height)) for k in stacks.HEIGHTS[top]]
 
 
 #: Each model's hidden layers, L2 penalty, and whether 10 % of its data stops training.
@@ -180,19 +183,19 @@ SHAPES = {
 }
 
 
-def height_rows(rows: list[dict[str, Any]], top_model: boards.Mlp) -> list[tuple[Any, ...]]:
+def height_rows(rows: list[dict[str, Any]], top_model: Mlp) -> list[tuple[Any, ...]]:
     """(features, top colour, context, true height) of the hexes whose top colour comes in
     several heights."""
     ctx = contexts(rows, top_model)
     out = []
     for r, c in zip(rows, ctx, strict=True):
         top = r["stack"][-1] if r["stack"] else "empty"
-        if top in hv.HEIGHTS and len(hv.HEIGHTS[top]) > 1:
-            out.append((hv.features(r["reading"]), top, c, len(r["stack"])))
+        if top in stacks.HEIGHTS and len(stacks.HEIGHTS[top]) > 1:
+            out.append((stacks.features(r["reading"]), top, c, len(r["stack"])))
     return out
 
 
-def foot_temperature(foot: boards.Mlp, rows: list[tuple[Any, ...]]) -> float:
+def foot_temperature(foot: Mlp, rows: list[tuple[Any, ...]]) -> float:
     """The temperature that makes the foot model's height distribution honest (least NLL
     of the true heights of the validation hexes)."""
     best = (1e18, 1.0)
@@ -200,22 +203,22 @@ def foot_temperature(foot: boards.Mlp, rows: list[tuple[Any, ...]]) -> float:
         foot.temperature = float(t)
         nll = 0.0
         for f, top, c, k in rows:
-            q = hv.foot_probabilities(f, top, c, foot)
-            nll -= float(np.log(max(q[hv.HEIGHTS[top].index(k)], 1e-9)))
+            q = stacks.foot_probabilities(f, top, c, foot)
+            nll -= float(np.log(max(q[stacks.HEIGHTS[top].index(k)], 1e-9)))
         best = min(best, (nll, float(t)))
     foot.temperature = best[1]
     return best[1]
 
 
-def foot_weight(models: hv.Models, rows: list[tuple[Any, ...]]) -> float:
+def foot_weight(models: stacks.Models, rows: list[tuple[Any, ...]]) -> float:
     """The foot model's share in the pooled heights: the one with the least NLL of the
     true heights of the validation hexes."""
     best = (1e18, 0.0)
     for w in (0.0, 0.2, 0.35, 0.5, 0.65, 0.8, 1.0):
-        m = hv.Models(**{**models.__dict__, "foot_weight": w})
+        m = stacks.Models(**{**models.__dict__, "foot_weight": w})
         nll, right = 0.0, 0
         for f, top, c, k in rows:
-            p = hv.height_probabilities(f, top, m, c)
+            p = stacks.height_probabilities(f, top, m, c)
             nll -= float(np.log(max(p[k], 1e-9)))
             right += max(p, key=lambda j: p[j]) == k
         print(f"  foot weight {w:.2f}: height right {right / len(rows):.4f}, NLL {nll:.1f}")
@@ -223,13 +226,13 @@ def foot_weight(models: hv.Models, rows: list[tuple[Any, ...]]) -> float:
     return best[1]
 
 
-def flag_threshold(models: hv.Models, rows: list[dict[str, Any]], silent: float) -> float:
+def flag_threshold(models: stacks.Models, rows: list[dict[str, Any]], silent: float) -> float:
     """The lowest probability a hex may have and stay unflagged, so that at most ``silent``
     of the validation hexes are wrong without a flag."""
     scored = []
     ctx = contexts(rows, models.top)
     for r, c in zip(rows, ctx, strict=True):
-        probs, cube = hv.stack_probabilities(hv.features(r["reading"]), models, c)
+        probs, cube = stacks.stack_probabilities(stacks.features(r["reading"]), models, c)
         best = max(probs, key=lambda s: probs[s])
         p = probs[best] * (max(cube, 1 - cube) if best else 1.0)
         right = best == r["stack"] and (not best or (cube >= 0.5) == r["cube"])
@@ -244,12 +247,12 @@ def flag_threshold(models: hv.Models, rows: list[dict[str, Any]], silent: float)
     return 1.0
 
 
-def load_from(arrays: dict[str, np.ndarray]) -> hv.Models:
+def load_from(arrays: dict[str, np.ndarray]) -> stacks.Models:
     """The models as ``harmonies.load_models`` would read these arrays back."""
     MODEL_FILE.parent.mkdir(exist_ok=True)
     np.savez_compressed(MODEL_FILE, **arrays)  # type: ignore[arg-type]
-    hv.load_models.cache_clear()
-    return hv.load_models()
+    stacks.load_models.cache_clear()
+    return stacks.load_models()
 
 
 def main() -> None:
@@ -272,8 +275,8 @@ def main() -> None:
         model, scaler = fit(x, y, hidden, alpha, early)
         xv, yv = va[name]
         t = temperature(model, scaler, xv, yv)
-        arrays.update(boards.export_mlp(model, scaler, name, t))
-        mlp = boards.Mlp(arrays, name)
+        arrays.update(export_mlp(model, scaler, name, t))
+        mlp = Mlp(arrays, name)
         if name == "top":
             top_model = mlp
         pred = np.array(mlp.classes)[mlp.probabilities(xv).argmax(axis=1)]
@@ -281,17 +284,17 @@ def main() -> None:
         print(f"{name}: {len(y)} train, {len(yv)} validation, accuracy {acc:.4f}, T {t:.2f}")
     arrays["flag_below"] = np.asarray(0.5)
     arrays["foot_weight"] = np.asarray(0.0)
-    foot = boards.Mlp(arrays, "foot")
+    foot = Mlp(arrays, "foot")
     rows = height_rows(validation, top_model)
     arrays["foot.temperature"] = np.asarray(foot_temperature(foot, rows))
     arrays["foot_weight"] = np.asarray(foot_weight(load_from(arrays), rows))
     MODEL_FILE.parent.mkdir(exist_ok=True)
     np.savez_compressed(MODEL_FILE, **arrays)  # type: ignore[arg-type]
-    hv.load_models.cache_clear()
-    threshold = flag_threshold(hv.load_models(), validation, args.silent)
+    stacks.load_models.cache_clear()
+    threshold = flag_threshold(stacks.load_models(), validation, args.silent)
     arrays["flag_below"] = np.asarray(threshold)
     np.savez_compressed(MODEL_FILE, **arrays)  # type: ignore[arg-type]
-    hv.load_models.cache_clear()
+    stacks.load_models.cache_clear()
     print(f"flag below {threshold:.3f}; saved {MODEL_FILE.relative_to(ROOT)}")
 
 

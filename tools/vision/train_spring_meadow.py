@@ -32,10 +32,10 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from scorepad.games import spring_meadow as sm  # noqa: E402
-from scorepad.vision import boards  # noqa: E402
 from scorepad.vision import meadow_synth as synth  # noqa: E402
 from scorepad.vision import spring_meadow as sv  # noqa: E402
 from scorepad.vision.decode import PhotoError, decode  # noqa: E402
+from scorepad.vision.mlp import Mlp, export_mlp  # noqa: E402
 
 CACHE = Path("/tmp/scorepad-meadow-features")
 
@@ -95,7 +95,7 @@ def collect(
     return np.concatenate([p["x"] for p in kept]), np.concatenate([p["y"] for p in kept])
 
 
-def temperature(mlp: boards.Mlp, x: np.ndarray, y: np.ndarray) -> float:
+def temperature(mlp: Mlp, x: np.ndarray, y: np.ndarray) -> float:
     index = {c: i for i, c in enumerate(mlp.classes)}
     cols = np.array([index[str(v)] for v in y])
     best = (1e18, 1.0)
@@ -126,10 +126,10 @@ def main() -> None:
     scaler.scale_[scaler.scale_ < 1e-6] = 1.0
     model = MLPClassifier((64, 32), alpha=1e-3, max_iter=600, random_state=0)
     model.fit(scaler.transform(x), y)
-    arrays = boards.export_mlp(model, scaler, "squares", 1.0)
-    mlp = boards.Mlp(arrays, "squares")
+    arrays = export_mlp(model, scaler, "squares", 1.0)
+    mlp = Mlp(arrays, "squares")
     t = temperature(mlp, xv, yv)
-    arrays = boards.export_mlp(model, scaler, "squares", t)
+    arrays = export_mlp(model, scaler, "squares", t)
     # Squares are right when their code is (snow seen through a hole is still snow).
     squares = sv.GRID_ROWS * sv.GRID_COLS  # the constraints apply board by board
     codes = _codes(mlp, xv)
@@ -162,7 +162,7 @@ def main() -> None:
     print(f"saved {sv.MODEL_FILE.relative_to(ROOT)}")
 
 
-def _codes(mlp: boards.Mlp, x: np.ndarray) -> np.ndarray:
+def _codes(mlp: Mlp, x: np.ndarray) -> np.ndarray:
     p = mlp.probabilities(x)
     index = {c: i for i, c in enumerate(mlp.classes)}
     out = np.zeros((len(x), len(sv.CODE_ORDER)))
