@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 
 import cv2
 import numpy as np
@@ -166,20 +167,60 @@ def polish_outline(
 Fit = tuple[float, BoardSpec, FloatArray]
 
 
+@dataclass(frozen=True)
+class _Views:
+    """The photo as the finder looks at it: as decoded (RGB), in Lab (edges are traced on
+    it), in grey (the print is compared on it), and the 640 px grey copy the rough
+    comparisons use, with its scale (``small``)."""
+
+    photo: FloatArray
+    lab: FloatArray
+    grey: FloatArray
+    small: tuple[FloatArray, float]
+
+    @classmethod
+    def of(cls, photo: FloatArray) -> _Views:
+        size = (photo.shape[1], photo.shape[0])
+        factor = 640 / max(size)
+        small = np.asarray(
+            cv2.resize(
+                photo,
+                (round(size[0] * factor), round(size[1] * factor)),
+                interpolation=cv2.INTER_AREA,
+            )
+        )
+        small_grey = np.asarray(cv2.cvtColor(small, cv2.COLOR_RGB2GRAY), np.float32)
+        lab = cv2.cvtColor(photo, cv2.COLOR_RGB2LAB).astype(np.float32)
+        grey = np.asarray(cv2.cvtColor(photo, cv2.COLOR_RGB2GRAY), np.float32)
+        return cls(photo, lab, grey, (small_grey, factor))
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return (self.photo.shape[1], self.photo.shape[0])
+
+    @cached_property
+    def edges(self) -> EdgeLines:
+        """The photo's straight segments joined into lines (:func:`edge_lines`): traced on
+        first use, once for every retry that needs them."""
+        return edge_lines(self.photo)
+
+    def refined(self, quad: FloatArray, light: float = 40) -> FloatArray:
+        """``quad`` with its edges sharpened (:func:`refine_outline`)."""
+        return refine_outline(self.photo, quad, self.lab, light)
+
+
 def _refined_in_every_turn(
-    photo: FloatArray,
-    lab: FloatArray,
-    grey: FloatArray,
+    views: _Views,
     quad: FloatArray,
     specs: list[BoardSpec],
     best: Fit | None,
 ) -> Fit | None:
     """The better of ``best`` and ``quad`` refined, compared with the print in every turn
     and side its proportions allow (:func:`print_fit`)."""
-    size = (photo.shape[1], photo.shape[0])
-    fine = refine_outline(photo, quad, lab)
+    size = views.size
+    fine = views.refined(quad)
     for q, spec, error in turned_fits(fine, size, specs):
-        value = print_score(grey, q, spec, 1.0) - error
+        value = print_score(views.grey, q, spec, 1.0) - error
         if best is None or value > best[0]:
             best = (value, spec, q)
     return best
@@ -194,28 +235,23 @@ EDGE_FIT = 0.7
 
 
 def _from_straight_edges(
-    photo: FloatArray,
-    lab: FloatArray,
-    grey: FloatArray,
-    small: tuple[FloatArray, float],
+    views: _Views,
     lines: list[Line],
     specs: list[BoardSpec],
     best: Fit | None,
     unsure: list[Fit] | None = None,
 ) -> Fit | None:
     """The better of ``best`` and the outlines on the photo's straight edges (``lines``):
-    compared with the print on the small copy (``small``: its grey and scale) in every
-    turn, the best few refined and compared again. Only a fair fit (``EDGE_FIT``) is taken:
-    four lines of a busy photo can also frame something else that fits the print a little.
-    Poorer fits that may still be the board go to ``unsure``."""
+    compared with the print on the small copy in every turn, the best few refined and
+    compared again. Only a fair fit (``EDGE_FIT``) is taken: four lines of a busy photo can
+    also frame something else that fits the print a little. Poorer fits that may still be
+    the board go to ``unsure``."""
     # Grown by the rim too: where the board's edge hardly shows (a light object beside
     # it), the strong edge between the light rim and the dark band takes its place, and
     # an outline on it misses the rim the rough comparison looks for.
     rim = rim_grows(specs)
-    quads = [g for q in edge_outlines(photo, lines) for g in grown_variants(q, rim)]
-    return _refined_best(
-        photo, lab, grey, small, quads, specs, [], best, EDGE_OUTLINES, EDGE_FIT, unsure
-    )
+    quads = [g for q in edge_outlines(views.photo, lines) for g in grown_variants(q, rim)]
+    return _refined_best(views, quads, specs, [], best, EDGE_OUTLINES, EDGE_FIT, unsure)
 
 
 #: The focal lengths (of the long side) outlines are completed with: a phone's 24-40 mm
@@ -250,10 +286,7 @@ def _completions(
 
 
 def _completed(
-    photo: FloatArray,
-    lab: FloatArray,
-    grey: FloatArray,
-    small: tuple[FloatArray, float],
+    views: _Views,
     frames: list[Frame],
     specs: list[BoardSpec],
     best: Fit | None,
@@ -265,25 +298,25 @@ def _completed(
     was placed by lines found on a small copy), and refined again. Only a fair fit
     (``EDGE_FIT``) is taken, as for the straight edges' outlines; poorer ones that may
     still be the board go to ``unsure``."""
-    size = (photo.shape[1], photo.shape[0])
+    size = views.size
 
     def ranked(frames: list[Frame], specs: list[BoardSpec]) -> list[Fit]:
         quads = _completions(frames, specs, size)
         return [
             fit
             for spec, completed in zip(specs, quads, strict=True)
-            for fit in _rough_fits(small, completed, [spec], size, COMPLETED_SLACK)
+            for fit in _rough_fits(views.small, completed, [spec], size, COMPLETED_SLACK)
         ]
 
     rough = sorted(ranked(frames, specs), key=lambda t: -t[0])
     for _, spec, q in rough[:COMPLETED_TRIES]:
-        fine = refine_outline(photo, q, lab)
+        fine = views.refined(q)
         outlines = [fine]
         again = ranked(outline_frames([fine]), [spec])
         if again:
-            outlines.append(refine_outline(photo, max(again, key=lambda t: t[0])[2], lab))
+            outlines.append(views.refined(max(again, key=lambda t: t[0])[2]))
         for outline in outlines:
-            value = print_fit(grey, outline, spec, size)
+            value = print_fit(views.grey, outline, spec, size)
             if value < EDGE_FIT:
                 _keep_unsure(unsure, (value, spec, outline))
             elif best is None or value > best[0]:
@@ -310,10 +343,7 @@ def _rough_fits(
 
 
 def _refined_best(
-    photo: FloatArray,
-    lab: FloatArray,
-    grey: FloatArray,
-    small: tuple[FloatArray, float],
+    views: _Views,
     quads: list[FloatArray],
     specs: list[BoardSpec],
     tried: list[tuple[BoardSpec, FloatArray]],
@@ -323,11 +353,11 @@ def _refined_best(
     unsure: list[Fit] | None = None,
 ) -> Fit | None:
     """The better of ``best`` and the outlines ``quads`` in every turn and side: scored on
-    the small copy (``small``: its grey and scale), the best ``limit`` not yet in ``tried``
+    the small copy, the best ``limit`` not yet in ``tried``
     (and scoring 0.3 or more) refined and compared with the print; one is taken only when
     it fits at ``min_fit`` or more. Adds what it refines to ``tried``."""
-    size = (photo.shape[1], photo.shape[0])
-    rough = _rough_fits(small, quads, specs, size)
+    size = views.size
+    rough = _rough_fits(views.small, quads, specs, size)
     rough.sort(key=lambda t: -t[0])
     refined = 0
     for score, spec, q in rough:
@@ -337,8 +367,8 @@ def _refined_best(
             continue  # the same outline reached twice (grown or turned)
         tried.append((spec, q))
         refined += 1
-        fine = refine_outline(photo, q, lab)
-        value = print_fit(grey, fine, spec, size)
+        fine = views.refined(q)
+        value = print_fit(views.grey, fine, spec, size)
         if value < min_fit:
             _keep_unsure(unsure, (value, spec, fine))
         elif best is None or value > best[0]:
@@ -369,16 +399,12 @@ def _grown(outlines: list[FloatArray], specs: list[BoardSpec]) -> list[FloatArra
 
 
 def _deep_retries(
-    photo: FloatArray,
-    lab: FloatArray,
-    grey: FloatArray,
-    small: tuple[FloatArray, float],
+    views: _Views,
     outlines: list[FloatArray],
     specs: list[BoardSpec],
     best: Fit | None,
     unsure: list[Fit] | None = None,
     complete_below: float = COMPLETE_BELOW,
-    found: EdgeLines | None = None,
 ) -> Fit | None:
     """The costly retries for a board not found or found off (see :func:`find_board`),
     cheapest first, until one fits at ``RETRY_BELOW``: outlines on
@@ -386,10 +412,9 @@ def _deep_retries(
     before they are compared with the print; the best outline moved back onto the board;
     last, below ``complete_below``, outlines completed from three edges (:func:`_completed`).
     Outlines from straight edges or completed that fit too poorly to be taken on their own
-    go to ``unsure``. ``found``: the photo's :func:`edge_lines`, when already traced."""
-    found = edge_lines(photo) if found is None else found
-    lines = straight_edges(photo, found=found)
-    best = _from_straight_edges(photo, lab, grey, small, lines, specs, best, unsure)
+    go to ``unsure``."""
+    lines = straight_edges(views.photo, found=views.edges)
+    best = _from_straight_edges(views, lines, specs, best, unsure)
     if best is None or best[0] < RETRY_BELOW:
         # An outline a margin's width off scores poorly on the small copy (its margins
         # and band fall on the wrong print) and may never have been refined: refine the
@@ -398,44 +423,35 @@ def _deep_retries(
         # band, grown by the band's depth, can end inside the band, where the rough
         # comparison sees no light rim above it and ranks it low; refined, it is the board.
         for quad in _grown(outlines[:RETRY_OUTLINES], specs):
-            best = _refined_in_every_turn(photo, lab, grey, quad, specs, best)
+            best = _refined_in_every_turn(views, quad, specs, best)
             if best is not None and best[0] >= RETRY_BELOW:
                 break  # a good fit: the board is found
     if best is not None and best[0] < RETRY_BELOW:
-        best = _polished(photo, lab, grey, best)
+        best = _polished(views, best)
     if best is None or best[0] < complete_below:
-        best = _completed_on_edges(photo, lab, grey, small, outlines, specs, best, unsure, found)
+        best = _completed_on_edges(views, outlines, specs, best, unsure)
     return best
 
 
 def _completed_on_edges(
-    photo: FloatArray,
-    lab: FloatArray,
-    grey: FloatArray,
-    small: tuple[FloatArray, float],
+    views: _Views,
     outlines: list[FloatArray],
     specs: list[BoardSpec],
     best: Fit | None,
     unsure: list[Fit] | None,
-    found: EdgeLines | None = None,
 ) -> Fit | None:
     """The last retry, for a board about to be refused (or found far off): three true
-    edges, from the straight edges (``found``: :func:`edge_lines`; the fourth hidden by
+    edges, from the straight edges (the fourth hidden by
     stacks leaning over it, or too short to be among the longest on a patterned table) or
     from a light region cut short (by stacks, by the band), and the proportions fix the
     board (:func:`_completed`)."""
-    size = (photo.shape[1], photo.shape[0])
-    edges = straight_edges(
-        photo, spanning=False, found=edge_lines(photo) if found is None else found
-    )
-    frames = line_frames(edges, size) + outline_frames(outlines[:RETRY_OUTLINES])
-    return _completed(photo, lab, grey, small, frames, specs, best, unsure)
+    edges = straight_edges(views.photo, spanning=False, found=views.edges)
+    frames = line_frames(edges, views.size) + outline_frames(outlines[:RETRY_OUTLINES])
+    return _completed(views, frames, specs, best, unsure)
 
 
 def _polished(
-    photo: FloatArray,
-    lab: FloatArray,
-    grey: FloatArray,
+    views: _Views,
     best: Fit,
     prefer: Callable[[Found], float] | None = None,
 ) -> Fit:
@@ -443,10 +459,10 @@ def _polished(
     (steps from 48 px down to 3, :func:`polish_outline`) and refined again, when that fits
     better and either ``prefer`` (the game's rating of what lies on the board) rates it no
     lower or, without ``prefer``, it fits at ``RETRY_BELOW`` or more."""
-    size = (photo.shape[1], photo.shape[0])
+    size = views.size
     _, spec, q = best
-    fine = refine_outline(photo, polish_outline(grey, q, spec, size), lab)
-    value = print_fit(grey, fine, spec, size)
+    fine = views.refined(polish_outline(views.grey, q, spec, size))
+    value = print_fit(views.grey, fine, spec, size)
     # On the print alone only a good fit counts: climbing from a poor start on a busy
     # photo can also end on something else that fits the print a little better (on
     # synthetic Harmonies photos, boards not found became boards found far off).
@@ -455,7 +471,7 @@ def _polished(
     moved = (value, spec, fine)
     # Even from a fair start the print can be fooled: stacks hide the margins, and a
     # corner moved onto something light fits better than the board's own.
-    if prefer is not None and prefer(_found(photo, lab, moved)) < prefer(_found(photo, lab, best)):
+    if prefer is not None and prefer(_found(views, moved)) < prefer(_found(views, best)):
         return best
     return moved
 
@@ -493,18 +509,17 @@ def find_board(
     (Harmonies: tokens on its hexes); a fit below ``RETRY_BELOW`` that fails it gets every
     retry, completed outlines included, and then ``confirm``'s look, before it is returned
     for the game to refuse. Raises PhotoError."""
-    size = (photo.shape[1], photo.shape[0])
-    lab, grey, rough_copy = _copies(photo)
+    views = _Views.of(photo)
     tried: list[tuple[BoardSpec, FloatArray]] = []
-    best, outlines = _first_pass(photo, (lab, grey, rough_copy), specs, tried, deep_below)
+    best, outlines = _first_pass(views, specs, tried, deep_below)
     if best is not None and best[0] < RETRY_BELOW:
         # A poor fit often comes from a rough outline reaching well past the board (a light
         # object touching it): the ring just inside it is then mostly table and pieces, and
         # the "board colour" the edges are traced with is wrong. Trace them again with the
         # lightest part of that ring only; keep whichever fits the print better.
         for spec, q in tried[:4]:
-            fine = refine_outline(photo, q, lab, light=RETRY_LIGHT)
-            value = print_fit(grey, fine, spec, size)
+            fine = views.refined(q, light=RETRY_LIGHT)
+            value = print_fit(views.grey, fine, spec, views.size)
             if value > best[0]:
                 best = (value, spec, fine)
     unsure: list[Fit] = []
@@ -512,15 +527,12 @@ def find_board(
         # A fair fit that skips the costly retries may still be an outline a margin's
         # width off: climb back onto the board (Harmonies VALIDATION 102 997: 88 px off
         # at a fit of 0.735, then 1 px off at 0.82; about a quarter second).
-        best = _polished(photo, lab, grey, best, prefer)
+        best = _polished(views, best, prefer)
     deep = best is None or best[0] < deep_below
-    lines = edge_lines(photo) if deep else None  # traced once for both retries below
     if deep:
-        best = _deep_retries(
-            photo, lab, grey, rough_copy, outlines, specs, best, unsure, found=lines
-        )
+        best = _deep_retries(views, outlines, specs, best, unsure)
     if best is not None and MIN_FIT <= best[0] < RETRY_BELOW and accept is not None:
-        found = _found(photo, lab, best)
+        found = _found(views, best)
         if accept(found):
             return found
         # A fair fit the game refuses: on a busy table one edge can be framed on something
@@ -530,38 +542,32 @@ def find_board(
             # The retries ended on this fit, so the straight edges' and the grown outlines'
             # fits (each taken only when better) cannot beat it again: only the move back
             # onto the board (from a fit it may have made) and the completions are left.
-            polished = _polished(photo, lab, grey, best)
-            retried = _completed_on_edges(
-                photo, lab, grey, rough_copy, outlines, specs, polished, unsure, lines
-            )
+            polished = _polished(views, best)
+            retried = _completed_on_edges(views, outlines, specs, polished, unsure)
         else:
-            retried = _deep_retries(
-                photo, lab, grey, rough_copy, outlines, specs, best, unsure, 1.0
-            )
-        found = _found(photo, lab, retried or best)
+            retried = _deep_retries(views, outlines, specs, best, unsure, 1.0)
+        found = _found(views, retried or best)
         if accept(found):
             return found
-        return (_confirmed(photo, lab, unsure, confirm) if confirm else None) or found
+        return (_confirmed(views, unsure, confirm) if confirm else None) or found
     if best is None or best[0] < MIN_FIT:
-        found = _confirmed(photo, lab, unsure, confirm) if confirm else None
+        found = _confirmed(views, unsure, confirm) if confirm else None
         if found is None:
             raise no_board(game)
         return found
-    return _found(photo, lab, best)
+    return _found(views, best)
 
 
-def _confirmed(
-    photo: FloatArray, lab: FloatArray, unsure: list[Fit], confirm: Callable[[Found], bool]
-) -> Found | None:
+def _confirmed(views: _Views, unsure: list[Fit], confirm: Callable[[Found], bool]) -> Found | None:
     """The first of the ``UNSURE_TRIES`` best different outlines in ``unsure`` that
     ``confirm`` takes for the board, or None."""
-    size = (photo.shape[1], photo.shape[0])
+    size = views.size
     shown: list[Fit] = []
     for fit in sorted(unsure, key=lambda f: -f[0]):
         if any(s is fit[1] and _same_outline(q, fit[2], 0.01 * max(size)) for _, s, q in shown):
             continue  # the same outline reached from other lines
         shown.append(fit)
-        found = _found(photo, lab, fit)
+        found = _found(views, fit)
         if confirm(found):
             found.confirmed = True
             return found
@@ -575,14 +581,13 @@ def glance_board(photo: FloatArray, specs: list[BoardSpec], min_fit: float) -> F
     fitting at ``min_fit`` or more, else None: no retries, so a photo of something else
     costs well under a second. Enough to recognise a board lying well in view, e.g.
     another game's board photographed by mistake."""
-    copies = _copies(photo)
-    best, _outlines = _first_pass(photo, copies, specs, [], min_fit)
-    return None if best is None or best[0] < min_fit else _found(photo, copies[0], best)
+    views = _Views.of(photo)
+    best, _outlines = _first_pass(views, specs, [], min_fit)
+    return None if best is None or best[0] < min_fit else _found(views, best)
 
 
 def _first_pass(
-    photo: FloatArray,
-    copies: tuple[FloatArray, FloatArray, tuple[FloatArray, float]],
+    views: _Views,
     specs: list[BoardSpec],
     tried: list[tuple[BoardSpec, FloatArray]],
     enough: float,
@@ -592,42 +597,23 @@ def _first_pass(
     first). The sheet finder's outlines cost a fifth of a photo's time and are needed only
     when the light regions frame no board well (for boards whose pieces hide the margins:
     no board at all or one found off)."""
-    lab, grey, rough_copy = copies
-    regions = light_regions(photo)
-    outlines = board_outlines(photo, sheet_finder=False, regions=regions)
-    best = _refined_best(photo, lab, grey, rough_copy, _grown(outlines, specs), specs, tried, None)
+    regions = light_regions(views.photo)
+    outlines = board_outlines(views.photo, sheet_finder=False, regions=regions)
+    best = _refined_best(views, _grown(outlines, specs), specs, tried, None)
     if best is None or best[0] < enough:
         known = len(outlines)  # the light regions' outlines come first, as they were
-        outlines = board_outlines(photo, regions=regions)
+        outlines = board_outlines(views.photo, regions=regions)
         fresh = _grown(outlines[known:], specs)
-        best = _refined_best(photo, lab, grey, rough_copy, fresh, specs, tried, best)
+        best = _refined_best(views, fresh, specs, tried, best)
     return best, outlines
 
 
-def _copies(photo: FloatArray) -> tuple[FloatArray, FloatArray, tuple[FloatArray, float]]:
-    """The photo in Lab and in grey, and the 640 px grey copy the rough fits use (with its
-    scale)."""
-    size = (photo.shape[1], photo.shape[0])
-    factor = 640 / max(size)
-    small = np.asarray(
-        cv2.resize(
-            photo,
-            (round(size[0] * factor), round(size[1] * factor)),
-            interpolation=cv2.INTER_AREA,
-        )
-    )
-    small_grey = np.asarray(cv2.cvtColor(small, cv2.COLOR_RGB2GRAY), np.float32)
-    lab = cv2.cvtColor(photo, cv2.COLOR_RGB2LAB).astype(np.float32)
-    grey = np.asarray(cv2.cvtColor(photo, cv2.COLOR_RGB2GRAY), np.float32)
-    return lab, grey, (small_grey, factor)
-
-
-def _found(photo: FloatArray, lab: FloatArray, best: Fit) -> Found:
+def _found(views: _Views, best: Fit) -> Found:
     """The fitted outline refined once more from its closer start, with the camera it
     implies."""
-    size = (photo.shape[1], photo.shape[0])
+    size = views.size
     score, spec, fine = best
-    fine = refine_outline(photo, fine, lab)  # a second pass from a closer start
+    fine = views.refined(fine)  # a second pass from a closer start
     h = cv2.getPerspectiveTransform(spec.corners.astype(np.float32), fine.astype(np.float32))
     focal = estimate_focal(h, size, aspect_known=True)
     camera = pose(h, intrinsics(focal or default_focal(size), size), size)

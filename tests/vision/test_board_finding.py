@@ -91,7 +91,7 @@ def test_an_outline_on_the_band_edge_is_grown_by_the_rim_onto_the_board() -> Non
     grown = boards.grown_variants(short, boards.rim_grows([SPEC]))
     assert _off(short, corners) > 8
     assert min(_off(g, corners) for g in grown) < 1
-    _lab, _grey, (small, factor) = boards._copies(photo.astype(np.float32))
+    small, factor = boards._Views.of(photo.astype(np.float32)).small
     score = [print_score(small, q, SPEC, factor, rim=False) for q in (short, corners)]
     assert score[0] < 0.5 < 0.8 < score[1]
 
