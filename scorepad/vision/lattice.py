@@ -139,15 +139,17 @@ def lattice_candidates(edges: np.ndarray, count: int = 1) -> list[tuple[Orientat
     window = np.outer(np.hanning(h), np.hanning(w)).astype(np.float32)
     # Autocorrelation through the power spectrum, zero-padded to at least twice the size (no
     # wrap-around), in single precision with OpenCV's DFT (a few times faster than NumPy's).
+    # The map is real: its spectrum is kept packed (half of it), squared in place and
+    # transformed back to a real map, a third of the time of two full complex transforms.
     padded = np.zeros((cv2.getOptimalDFTSize(2 * h), cv2.getOptimalDFTSize(2 * w)), np.float32)
     padded[:h, :w] = region * window
-    spectrum = cv2.dft(padded, flags=cv2.DFT_COMPLEX_OUTPUT)
-    power = spectrum[..., 0] ** 2 + spectrum[..., 1] ** 2
-    # The power spectrum is real and even: its forward transform is the autocorrelation.
-    corr = np.fft.fftshift(cv2.dft(power, flags=cv2.DFT_COMPLEX_OUTPUT)[..., 0])
-    cy, cx = corr.shape[0] // 2, corr.shape[1] // 2
+    spectrum = cv2.dft(padded)
+    power = cv2.mulSpectrums(spectrum, spectrum, 0, conjB=True)
+    corr = cv2.dft(power, flags=cv2.DFT_INVERSE | cv2.DFT_REAL_OUTPUT)
+    # Only short lags matter: their rows and columns, negative lags wrapped round.
     reach = int(MAX_SIZE * 2)
-    patch = corr[cy - reach : cy + reach + 1, cx - reach : cx + reach + 1]
+    lags = np.arange(-reach, reach + 1)
+    patch = corr[np.ix_(lags % corr.shape[0], lags % corr.shape[1])]
     yy, xx = np.mgrid[-reach : reach + 1, -reach : reach + 1]
     radius = np.hypot(xx, yy)
     # Peaks: centre-to-centre distance is sqrt(3) * size.

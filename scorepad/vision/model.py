@@ -105,10 +105,14 @@ def _conv3(x: np.ndarray, kernel: np.ndarray) -> np.ndarray:
     """'Same' 3 x 3 cross-correlation of (n, h, w, c) maps with a (3, 3, c, out) kernel."""
     n, h, w, c = x.shape
     padded = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
-    windows = np.lib.stride_tricks.sliding_window_view(padded, (3, 3), axis=(1, 2))
-    columns = windows.reshape(n * h * w, c * 9)  # (channel, row, column) order
+    # im2col in (channel, row, column) order, filled one kernel tap at a time (nine block
+    # copies: a few times faster than reshaping a sliding-window view, the same matrix).
+    columns = np.empty((n, h, w, c, 3, 3), x.dtype)
+    for dy in range(3):
+        for dx in range(3):
+            columns[..., dy, dx] = padded[:, dy : dy + h, dx : dx + w, :]
     weights = kernel.transpose(2, 0, 1, 3).reshape(c * 9, -1)
-    return np.asarray(columns @ weights).reshape(n, h, w, -1)
+    return np.asarray(columns.reshape(n * h * w, c * 9) @ weights).reshape(n, h, w, -1)
 
 
 @dataclass(frozen=True)
