@@ -13,6 +13,7 @@ import cv2
 import numpy as np
 
 from scorepad.vision.camera import aspect_of, default_focal, estimate_focal
+from scorepad.vision.fastmath import median
 
 FloatArray = np.ndarray
 
@@ -46,6 +47,15 @@ ROUGH_PPM = 1.0  # and at this one for rough outlines
 _TEMPLATES: dict[tuple[BoardSpec, float], tuple[FloatArray, FloatArray]] = {}
 
 
+def print_interior(spec: BoardSpec, ppm: float) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The rows and columns (template pixels at ``ppm``) of the box inside the margins and
+    below the band that the print comparison leaves out: the playing area, whatever lies
+    on it."""
+    w, h = int(spec.width * ppm), int(spec.height * ppm)
+    inner = int((spec.margin - 2) * ppm)
+    return (int((spec.header - 2) * ppm), h - inner), (inner, w - inner)
+
+
 def print_template(spec: BoardSpec, ppm: float = VERIFY_PPM) -> tuple[FloatArray, FloatArray]:
     """The fixed print as a grey template at ``ppm`` (light margins, dark band) and the mask
     of where it applies (not the playing area, not the outermost millimetre)."""
@@ -56,8 +66,8 @@ def print_template(spec: BoardSpec, ppm: float = VERIFY_PPM) -> tuple[FloatArray
     template = np.ones((h, w), np.float32)
     template[int(spec.band[0] * ppm) : int(spec.band[1] * ppm), int(3 * ppm) : w - int(3 * ppm)] = 0
     mask = np.ones((h, w), np.uint8)
-    inner = (spec.margin - 2) * ppm
-    mask[int((spec.header - 2) * ppm) : h - int(inner), int(inner) : w - int(inner)] = 0
+    (y0, y1), (x0, x1) = print_interior(spec, ppm)
+    mask[y0:y1, x0:x1] = 0
     edge = max(1, int(round(ppm)))
     mask[:edge] = mask[-edge:] = 0
     mask[:, :edge] = mask[:, -edge:] = 0
@@ -82,6 +92,7 @@ class PrintReference:
 
     corners: FloatArray
     mask: FloatArray
+    strips: tuple[tuple[int, int, int, int], ...]  # (top, bottom, left, right) around the box
     centred: FloatArray
     norm: np.floating  # float32, as correlation() multiplies it
     light: FloatArray
@@ -93,9 +104,14 @@ def print_reference(spec: BoardSpec, ppm: float) -> PrintReference:
     template, mask = print_template(spec, ppm)
     t = template[mask]
     centred = np.ravel(t - t.mean())
+    h, w = mask.shape
+    (y0, y1), (x0, x1) = print_interior(spec, ppm)
+    y0 = max(y0, int(3.0 * ppm) + 1)  # the rows print_score looks for the rim in, whole
+    strips = ((0, y0, 0, w), (y1, h, 0, w), (y0, y1, 0, x0), (y0, y1, x1, w))
     return PrintReference(
         (spec.corners * ppm).astype(np.float32),
         mask,
+        tuple(s for s in strips if s[1] > s[0] and s[3] > s[2]),
         centred,
         np.linalg.norm(centred),
         np.flatnonzero(t > 0.5),
@@ -113,18 +129,18 @@ def print_score(
     band); without, the rim is looked for anywhere near the top edge."""
     ppm = VERIFY_PPM if rim else ROUGH_PPM
     ref = print_reference(spec, ppm)
-    h, w = ref.mask.shape
+    w = ref.mask.shape[1]
     m = cv2.getPerspectiveTransform(ref.corners, (quad * factor).astype(np.float32))
     flags = cv2.WARP_INVERSE_MAP | (cv2.INTER_AREA if rim else cv2.INTER_LINEAR)
-    full = np.asarray(cv2.warpPerspective(grey, m, (w, h), flags=flags), np.float32)
+    full = _warp_around(grey, m, ref, flags)
     values = full[ref.mask]
     seen = np.ravel(values - values.mean())
     ncc = float(seen @ ref.centred / max(float(np.linalg.norm(seen) * ref.norm), 1e-6))
     if rim:
         strip = full[int(1.0 * ppm) : int(2.4 * ppm), int(6 * ppm) : w - int(6 * ppm)]
-        level = float(np.median(strip))
-        light = float(np.median(values[ref.light]))
-        dark = float(np.median(values[ref.dark]))
+        level = float(median(strip.ravel()))
+        light = float(median(values[ref.light]))
+        dark = float(median(values[ref.dark]))
     else:
         strip = full[0 : int(3.0 * ppm) + 1, int(6 * ppm) : w - int(6 * ppm)]
         level = float(strip.max(axis=0).mean())
@@ -132,6 +148,20 @@ def print_score(
         dark = float(values[ref.dark].mean())
     shortfall = (light - level) / max(light - dark, 10.0)
     return ncc - max(0.0, shortfall - 0.25)
+
+
+def _warp_around(grey: FloatArray, m: FloatArray, ref: PrintReference, flags: int) -> FloatArray:
+    """The photo warped into the print's frame (``m``: print pixels to photo pixels) but for
+    the playing area, which the comparison never reads (left 0): the strips around it
+    warped one by one, each through ``m`` moved to its corner, as the whole warp gives them
+    (the same sample positions, to the warp's 1/32 pixel) at about a third of its cost."""
+    full = np.zeros(ref.mask.shape, np.float32)
+    for top, bottom, left, right in ref.strips:
+        shift = np.array([[1.0, 0.0, left], [0.0, 1.0, top], [0.0, 0.0, 1.0]])
+        full[top:bottom, left:right] = cv2.warpPerspective(
+            grey, m @ shift, (right - left, bottom - top), flags=flags
+        )
+    return full
 
 
 def aspect_error(quad: FloatArray, spec: BoardSpec, size: tuple[int, int]) -> float:

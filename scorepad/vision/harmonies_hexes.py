@@ -15,6 +15,7 @@ import numpy as np
 from scorepad.hexgrid import Hex
 from scorepad.vision import boards
 from scorepad.vision.camera import apply
+from scorepad.vision.fastmath import colour_distance, median
 from scorepad.vision.harmonies_print import (
     CREAM,
     HEADER,
@@ -24,7 +25,6 @@ from scorepad.vision.harmonies_print import (
     TOKEN_THICKNESS,
     board_print,
 )
-from scorepad.vision.outlines import colour_distance
 
 
 @dataclass
@@ -133,21 +133,10 @@ def circle_scores(plane: Plane, centres: np.ndarray, radius: float) -> np.ndarra
     seen = plane.sample(np.concatenate([inner, outer, disc], axis=1))
     ci, co, cd = np.split(seen, [len(_RING), 2 * len(_RING)], axis=1)
     contrast = colour_distance(ci, co).mean(axis=1)
-    median = _median(cd.transpose(0, 2, 1))[:, None, :]
-    spread = _median(colour_distance(cd, median))
-    ring_spread = _median(colour_distance(ci, median))
+    typical = median(cd.transpose(0, 2, 1))[:, None, :]
+    spread = median(colour_distance(cd, typical))
+    ring_spread = median(colour_distance(ci, typical))
     return np.asarray(contrast - 1.0 * spread - 0.5 * ring_spread)
-
-
-def _median(values: np.ndarray) -> np.ndarray:
-    """``np.median`` over the last axis, the same values (the middle one, or the mean of
-    the middle two in the array's precision) at a third of its cost: the circle search
-    takes medians of a few hundred short rows per hex."""
-    n = values.shape[-1]
-    if n % 2:
-        return np.partition(values, n // 2, axis=-1)[..., n // 2]
-    part = np.partition(values, (n // 2 - 1, n // 2), axis=-1)
-    return np.asarray((part[..., n // 2 - 1] + part[..., n // 2]) / 2, values.dtype)
 
 
 def log_colour(colour: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
