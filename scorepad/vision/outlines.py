@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 
 from scorepad.vision.fastmath import colour_distance
-from scorepad.vision.sheet import candidate_outlines, order_corners
+from scorepad.vision.sheet import candidate_outlines, order_corners, simplified_quad
 
 FloatArray = np.ndarray
 
@@ -115,7 +115,7 @@ def light_regions(photo: FloatArray, side: int = 800) -> list[FloatArray]:
         hull = _region_hull(region)
         if hull is None:
             continue
-        quad = _quadrilateral(hull)
+        quad = simplified_quad(hull, (0.01, 0.02, 0.03, 0.045, 0.06))
         area = cv2.contourArea(quad.astype(np.float32))
         if area < 0.02 * sh * sw:
             continue
@@ -154,19 +154,6 @@ def _region_hull(region: np.ndarray) -> np.ndarray | None:
     hull = cv2.convexHull(np.concatenate(contours))
     x, y = hull[:, 0, 0].astype(np.int64), hull[:, 0, 1].astype(np.int64)
     return np.roll(hull, -int(np.argmax(x * (1 << 32) + y)), axis=0)
-
-
-def _quadrilateral(hull: np.ndarray) -> FloatArray:
-    """Four corners approximating a convex hull (the least simplification that gives four,
-    else the smallest rotated rectangle around it)."""
-    perimeter = cv2.arcLength(hull, True)
-    for eps in (0.01, 0.02, 0.03, 0.045, 0.06):
-        approx = cv2.approxPolyDP(hull, eps * perimeter, True)
-        if len(approx) == 4:
-            return approx.reshape(4, 2).astype(np.float64)
-        if len(approx) < 4:
-            break
-    return cv2.boxPoints(cv2.minAreaRect(hull)).astype(np.float64)
 
 
 #: Corners this many photo sizes away (or more) are not refined (:func:`refine_outline`).

@@ -358,8 +358,15 @@ def _quadrilateral(contour: np.ndarray) -> np.ndarray:
         quad = cv2.approxPolyN(hull, 4, ensure_convex=True)
         if quad is not None and len(quad.reshape(-1, 2)) == 4:
             return quad.reshape(4, 2).astype(np.float64)
+    return simplified_quad(hull, (0.01, 0.02, 0.03, 0.045, 0.06, 0.08))
+
+
+def simplified_quad(hull: np.ndarray, steps: tuple[float, ...]) -> np.ndarray:
+    """Four corners approximating a convex hull: the least of the simplifications ``steps``
+    (Douglas-Peucker tolerances, fractions of the perimeter) that gives four, else the
+    smallest rotated rectangle around it."""
     perimeter = cv2.arcLength(hull, True)
-    for eps in (0.01, 0.02, 0.03, 0.045, 0.06, 0.08):
+    for eps in steps:
         approx = cv2.approxPolyDP(hull, eps * perimeter, True)
         if len(approx) == 4:
             return approx.reshape(4, 2).astype(np.float64)
