@@ -167,10 +167,10 @@ def polish_outline(
 Fit = tuple[float, BoardSpec, FloatArray]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class _Views:
-    """The photo as the finder looks at it: as decoded (RGB), in Lab (edges are traced on
-    it), in grey (the print is compared on it), and the 640 px grey copy the rough
+    """The photo as the finder looks at it: as decoded (RGB), in Lab (outlines are refined
+    on it), in grey (the print is compared on it), and the 640 px grey copy the rough
     comparisons use, with its scale (``small``)."""
 
     photo: FloatArray
@@ -199,13 +199,16 @@ class _Views:
         return (self.photo.shape[1], self.photo.shape[0])
 
     @cached_property
-    def edges(self) -> EdgeLines:
+    def edge_lines(self) -> EdgeLines:
         """The photo's straight segments joined into lines (:func:`edge_lines`): traced on
         first use, once for every retry that needs them."""
         return edge_lines(self.photo)
 
-    def refined(self, quad: FloatArray, light: float = 40) -> FloatArray:
-        """``quad`` with its edges sharpened (:func:`refine_outline`)."""
+    def refined(self, quad: FloatArray, light: float | None = None) -> FloatArray:
+        """``quad`` with its edges sharpened (:func:`refine_outline`; ``light``: its own
+        default unless given)."""
+        if light is None:
+            return refine_outline(self.photo, quad, self.lab)
         return refine_outline(self.photo, quad, self.lab, light)
 
 
@@ -413,7 +416,7 @@ def _deep_retries(
     last, below ``complete_below``, outlines completed from three edges (:func:`_completed`).
     Outlines from straight edges or completed that fit too poorly to be taken on their own
     go to ``unsure``."""
-    lines = straight_edges(views.photo, found=views.edges)
+    lines = straight_edges(views.photo, found=views.edge_lines)
     best = _from_straight_edges(views, lines, specs, best, unsure)
     if best is None or best[0] < RETRY_BELOW:
         # An outline a margin's width off scores poorly on the small copy (its margins
@@ -445,7 +448,7 @@ def _completed_on_edges(
     stacks leaning over it, or too short to be among the longest on a patterned table) or
     from a light region cut short (by stacks, by the band), and the proportions fix the
     board (:func:`_completed`)."""
-    edges = straight_edges(views.photo, spanning=False, found=views.edges)
+    edges = straight_edges(views.photo, spanning=False, found=views.edge_lines)
     frames = line_frames(edges, views.size) + outline_frames(outlines[:RETRY_OUTLINES])
     return _completed(views, frames, specs, best, unsure)
 

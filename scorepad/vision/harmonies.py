@@ -199,8 +199,8 @@ def shows_tokens(readings: list[HexReading], share: float = MIN_TOKEN_SHARE) -> 
 
     * the top's circle fit found the rim on ``TOKEN_RIM`` of its rays;
     * the circle's radius is at least ``TOP_MIN_RADIUS`` (a top is never smaller than the
-      token, being lifted towards the camera; where the fit gave up, ``fit_top`` reports a
-      two-token top's radius, so this passes);
+      token, being lifted towards the camera; where the fit gave up,
+      ``harmonies_hexes.fit_top`` reports a two-token top's radius, so this passes);
     * its colour's log chromaticity is within ``TOP_MAX_CHROMA`` of a token colour or the
       empty print (a Sunflower Valley sheet's drawings and background, divided by a
       "cream" that is not the board's, mostly are not).
@@ -251,10 +251,11 @@ def has_tokens(photo: np.ndarray, found: boards.Found, share: float = MIN_TOKEN_
 
 def rim_evidence(readings: list[HexReading]) -> float:
     """How well the hexes' tops show where the board is: the mean share of the rays that
-    found a top's rim (``fit_top``). An outline off by a few millimetres at a corner still
-    shows tokens, but their rims less clearly. Of 7 fair fits (0.72-0.8) that moving the
-    outline changed on VALIDATION photos, the move raised it in the 5 that it brought
-    onto the board (by 0.01-0.3) and lowered it in the 2 that it took off (by 0.02-0.03)."""
+    found a top's rim (``harmonies_hexes.fit_top``). An outline off by a few millimetres at
+    a corner still shows tokens, but their rims less clearly. Of 7 fair fits (0.72-0.8)
+    that moving the outline changed on VALIDATION photos, the move raised it in the 5 that
+    it brought onto the board (by 0.01-0.3) and lowered it in the 2 that it took off (by
+    0.02-0.03)."""
     return float(np.mean([r.scores["rim"] for r in readings]))
 
 

@@ -137,9 +137,9 @@ def load_models() -> Models:
     )
 
 
-#: The foot-edge profile's channels per height step (``read_hex``): four inside the rim
-#: (board-likeness, brightness, likeness to the top, brightness against the top), the
-#: same four outside, and the edge across the rim.
+#: The foot-edge profile's channels per height step (``harmonies_hexes.read_hex``): four inside the
+#: rim (board-likeness, brightness, likeness to the top, brightness against the top), the same four
+#: outside, and the edge across the rim.
 PROFILE_CHANNELS = 9
 #: Height steps each side of a candidate foot that ``foot_window`` shows its model.
 WINDOW = np.arange(-3, 4)

@@ -139,7 +139,7 @@ def lattice_candidates(edges: np.ndarray, count: int = 1) -> list[tuple[Orientat
     window = np.outer(np.hanning(h), np.hanning(w)).astype(np.float32)
     # Autocorrelation through the power spectrum, zero-padded to at least twice the size (no
     # wrap-around), in single precision with OpenCV's DFT (a few times faster than NumPy's).
-    # The map is real: its spectrum is kept packed (half of it), squared in place and
+    # The map is real: its spectrum is kept packed (half of it), multiplied by its conjugate and
     # transformed back to a real map, a third of the time of two full complex transforms.
     padded = np.zeros((cv2.getOptimalDFTSize(2 * h), cv2.getOptimalDFTSize(2 * w)), np.float32)
     padded[:h, :w] = region * window

@@ -140,7 +140,6 @@ def test_a_move_that_fits_the_print_better_but_the_tokens_worse_is_not_kept() ->
     # outline while the print fits better takes one corner 65 px off onto something light
     # (fit 0.834: stacks hide the board's own margin); the tops' rims show less clearly
     # there, so the board stays where it lies.
-
     photo, side, truth = _validation_photo(1735)
     specs = [hprint.board_spec(s) for s in "AB"]
     fooled = boards.find_board(photo, specs, "Harmonies", boards.HIDDEN_MARGINS_RETRY_BELOW)
