@@ -82,26 +82,18 @@ def print_template(spec: BoardSpec, ppm: float = VERIFY_PPM) -> tuple[FloatArray
     return _TEMPLATES[key]
 
 
-def correlation(seen: FloatArray, template: FloatArray) -> float:
-    """Normalised correlation of two equally shaped arrays: 1 when one is an exact linear
-    brightening of the other, 0 for no likeness."""
-    a = np.ravel(seen - seen.mean())
-    t = np.ravel(template - template.mean())
-    return float(a @ t / max(float(np.linalg.norm(a) * np.linalg.norm(t)), 1e-6))
-
-
 @dataclass(frozen=True)
 class PrintReference:
     """What :func:`print_score` compares every outline with, computed once per side and
     resolution: the print's corners (template pixels), where the print applies, the print
-    there centred (as :func:`correlation` centres it) and its norm, and which of those
-    pixels are light margin and which dark band."""
+    there centred and its norm (the two halves of the normalised correlation that do not
+    depend on the photo), and which of those pixels are light margin and which dark band."""
 
     corners: FloatArray
     mask: FloatArray
     strips: tuple[tuple[int, int, int, int], ...]  # (top, bottom, left, right) around the box
     centred: FloatArray
-    norm: np.floating  # float32, as correlation() multiplies it
+    norm: np.floating  # float32, as print_score multiplies it
     light: FloatArray
     dark: FloatArray
 
