@@ -20,6 +20,7 @@ import argparse
 import json
 import os
 import sys
+from functools import partial
 from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -75,11 +76,8 @@ def accuracy(
     for path in paths:
         truth = Truth(json.loads(path.with_suffix(".json").read_text()))
         side = truth.state.side if with_side else None
-        result, wall, used = timed(
-            lambda data, side=side: recognize_harmonies(data, side=side),
-            path.read_bytes(),
-            PhotoError,
-        )
+        recognise = partial(recognize_harmonies, side=side)
+        result, wall, used = timed(recognise, path.read_bytes(), PhotoError)
         seconds.append(wall)
         cpu.append(used)
         graded = render3d.grade(result, truth)  # type: ignore[arg-type]
@@ -107,6 +105,10 @@ def report(title: str, g: render3d.Grade, views: dict[str, render3d.Grade]) -> N
         print(f"   flagged hexes        {pct(v.flagged, v.hexes)}")
 
 
+def counts(g: render3d.Grade, views: dict[str, render3d.Grade]) -> dict[str, object]:
+    return {**g.__dict__, **{view: v.__dict__ for view, v in views.items()}}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--photos", type=int, default=200)
@@ -120,14 +122,11 @@ def main() -> None:
     g, views, seconds, cpu = accuracy(paths, with_side=False)
     heading = f"== {args.photos} test photos ({MEGAPIXELS:.0f} MP, synthetic, TEST seeds)"
     report(heading, g, views)
-    figures = {**g.__dict__, **{view: v.__dict__ for view, v in views.items()}}
+    figures = counts(g, views)
     if args.side:
         sided, sided_views, _, _ = accuracy(paths, with_side=True)
         report("== the same photos, the table's side given (as the app asks)", sided, sided_views)
-        figures["with_side"] = {
-            **sided.__dict__,
-            **{view: v.__dict__ for view, v in sided_views.items()},
-        }
+        figures["with_side"] = counts(sided, sided_views)
     report_cost(
         seconds,
         cpu,
