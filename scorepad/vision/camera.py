@@ -148,3 +148,28 @@ def aspect_of(quad: FloatArray, focal: float, size: tuple[int, int]) -> float:
     h = cv2.getPerspectiveTransform(unit, quad.astype(np.float32))
     m = np.linalg.inv(intrinsics(focal, size)) @ h
     return float(np.linalg.norm(m[:, 0]) / np.linalg.norm(m[:, 1]))
+
+
+def fourth_corners(
+    board: FloatArray, seen: FloatArray, missing: int, focal: float, size: tuple[int, int]
+) -> list[FloatArray]:
+    """Where the photo shows corner ``missing`` of a flat board whose other three corners
+    it shows at ``seen`` (the four ``board`` corners in millimetres and ``seen`` in pixels,
+    in the same order; ``seen[missing]`` is not used), through a camera of ``focal``
+    (principal point at the centre): the three corners and the board's size fix the
+    camera's pose up to the few solutions of the perspective-three-point problem, one
+    fourth corner each (those in front of the lens)."""
+    keep = [k for k in range(4) if k != missing]
+    world = np.column_stack([board, np.zeros(4)]).astype(np.float64)
+    k = intrinsics(focal, size)
+    _, rotations, shifts = cv2.solveP3P(
+        world[keep], np.asarray(seen, np.float64)[keep], k, None, flags=cv2.SOLVEPNP_P3P
+    )
+    corners = []
+    for rotation, shift in zip(rotations, shifts, strict=True):
+        r, _ = cv2.Rodrigues(rotation)
+        cam = r @ world[missing] + shift.ravel()
+        if cam[2] > 0:
+            p = k @ cam
+            corners.append(p[:2] / p[2])
+    return corners

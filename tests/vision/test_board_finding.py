@@ -185,6 +185,46 @@ def test_a_fair_fit_whose_hexes_hold_no_tokens_gets_every_retry() -> None:
     assert found.score >= boards.RETRY_BELOW
 
 
+def test_a_corner_traced_onto_the_table_is_put_back_where_the_other_three_say() -> None:
+    # VALIDATION photo 111 529: side B on a blotchy table; its top and left edges are
+    # traced onto a light blotch by the top-left corner and pivot on their far corners,
+    # which leaves that corner 75 px off at a fit of 0.81 (no retry) and the hexes near it
+    # on the table: the photo was refused, no tokens seen. Three corners and the board's
+    # size fix the fourth; the tokens' rims show it is the board.
+    from scorepad.vision import harmonies
+
+    photo, side, truth = _validation_photo(11529)
+    specs = [hprint.board_spec(s) for s in "AB"]
+    read = harmonies.BoardReader(photo)
+    off = boards.find_board(photo, specs, "Harmonies", boards.HIDDEN_MARGINS_RETRY_BELOW)
+    assert off.score >= boards.RETRY_BELOW
+    assert np.abs(off.corners - truth).max() > 50
+    assert harmonies.rim_evidence(read(off)) < boards.REPAIR_BELOW
+    found = _found_where_it_lies(photo, side, truth)
+    assert harmonies.shows_tokens(read(found))
+
+
+def test_a_board_found_where_it_lies_keeps_its_corners_when_a_moved_one_fits_better(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # VALIDATION photo 110 000: side B found within 2 px, its tokens' rims shown on 0.91
+    # of the rays, so it is not checked. Checked all the same, one corner moved 60 px onto
+    # the table fits the print better (0.84 against 0.82), and the tokens' rims keep the
+    # board where it lies.
+    from scorepad.vision import harmonies
+
+    photo, side, truth = _validation_photo(10000)
+    specs = [hprint.board_spec(side)]
+    read = harmonies.BoardReader(photo)
+    found = boards.find_board(photo, specs, "Harmonies", boards.HIDDEN_MARGINS_RETRY_BELOW)
+    assert np.abs(found.corners - truth).max() < 2
+    assert harmonies.rim_evidence(read(found)) >= boards.REPAIR_BELOW
+    monkeypatch.setattr(boards, "REPAIR_BELOW", 1.01)
+    views = boards._Views.of(photo)
+    checked = boards._corner_repaired(views, found, lambda f: harmonies.rim_evidence(read(f)))
+    assert checked is found
+
+
 def test_three_edges_and_the_proportions_fix_the_fourth_edge() -> None:
     """A board seen tilted through a known camera: from its left edge's corners and the
     directions of its top and bottom edges, the completed outline is the board."""

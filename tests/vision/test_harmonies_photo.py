@@ -24,7 +24,7 @@ from scorepad.vision import harmonies as hv
 from scorepad.vision import harmonies_hexes as hexread
 from scorepad.vision import harmonies_print as hprint
 from scorepad.vision import harmonies_stacks as stacks
-from scorepad.vision.camera import Camera, apply, estimate_focal, pose
+from scorepad.vision.camera import Camera, apply, estimate_focal, fourth_corners, pose
 from scorepad.vision.decode import PhotoError
 
 #: Photos the tests read: one per board side, cameras from nearly straight down to tilted.
@@ -70,6 +70,21 @@ def test_parallax_lifts_a_top_away_from_the_nadir_by_the_pinhole_factor() -> Non
         on_board = apply(np.linalg.inv(camera.plane(0)), seen)[0]
         expected = camera.nadir + (foot - camera.nadir) * camera.height / (camera.height - z)
         assert np.allclose(on_board, expected, atol=1e-6)
+
+
+def test_three_corners_and_the_board_size_fix_the_fourth_corner() -> None:
+    size = (2000, 1500)
+    camera = Camera.look_at(
+        np.array([-40.0, 380.0, -300.0]), np.array([110.0, 90.0, 0.0]), 1500.0, size, -0.3
+    )
+    board = hprint.board_spec("A").corners
+    seen = camera.project(np.column_stack([board, np.zeros(4)]))
+    for missing in range(4):
+        hidden = seen.copy()
+        hidden[missing] = (0.0, 0.0)  # not used
+        found = fourth_corners(board, hidden, missing, 1500.0, size)
+        assert 1 <= len(found) <= 4
+        assert min(np.linalg.norm(p - seen[missing]) for p in found) < 1e-3
 
 
 def test_pose_from_the_board_outline_recovers_the_camera() -> None:
