@@ -204,6 +204,22 @@ def test_a_corner_traced_onto_the_table_is_put_back_where_the_other_three_say() 
     assert harmonies.shows_tokens(read(found))
 
 
+def test_an_edge_traced_along_a_light_table_is_moved_back_onto_the_board() -> None:
+    # VALIDATION photo 112 015: side B on a table nearly as light as its margin; the
+    # bottom edge ran along the table 43 px outside the board at a fit of 0.82 (no retry),
+    # and three hexes were read wrong without a flag. Moved 32 px in, the print fits 0.91.
+    from scorepad.vision import harmonies
+
+    photo, side, truth = _validation_photo(12015)
+    spec = hprint.board_spec(side)
+    off = boards.find_board(photo, [spec], "Harmonies", boards.HIDDEN_MARGINS_RETRY_BELOW)
+    assert off.score >= boards.RETRY_BELOW
+    assert np.abs(off.corners - truth).max() > 40
+    found = harmonies.locate(photo, side)
+    assert np.abs(found.corners - truth).max() < 20
+    assert found.score > off.score + boards.EDGE_REPAIR_GAIN
+
+
 def test_a_board_found_where_it_lies_keeps_its_corners_when_a_moved_one_fits_better(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
