@@ -542,7 +542,7 @@ def _find(
     prefer: Callable[[Found], float] | None,
     accept: Callable[[Found], bool] | None,
 ) -> Found:
-    """:func:`find_board` but for the last check of a corner."""
+    """:func:`find_board` but for its last checks (an edge, a corner), which need ``prefer``."""
     tried: list[tuple[BoardSpec, FloatArray]] = []
     best, outlines = _first_pass(views, specs, tried, deep_below)
     if best is not None and best[0] < RETRY_BELOW:

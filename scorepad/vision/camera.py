@@ -162,9 +162,12 @@ def fourth_corners(
     keep = [k for k in range(4) if k != missing]
     world = np.column_stack([board, np.zeros(4)]).astype(np.float64)
     k = intrinsics(focal, size)
-    _, rotations, shifts = cv2.solveP3P(
-        world[keep], np.asarray(seen, np.float64)[keep], k, None, flags=cv2.SOLVEPNP_P3P
-    )
+    try:
+        _, rotations, shifts = cv2.solveP3P(
+            world[keep], np.asarray(seen, np.float64)[keep], k, None, flags=cv2.SOLVEPNP_P3P
+        )
+    except cv2.error:  # degenerate corners (not three points of a board in view)
+        return []
     corners = []
     for rotation, shift in zip(rotations, shifts, strict=True):
         r, _ = cv2.Rodrigues(rotation)

@@ -85,6 +85,9 @@ def test_three_corners_and_the_board_size_fix_the_fourth_corner() -> None:
         found = fourth_corners(board, hidden, missing, 1500.0, size)
         assert 1 <= len(found) <= 4
         assert min(np.linalg.norm(p - seen[missing]) for p in found) < 1e-3
+    # Corners on one spot (a board far away) or not numbers at all: an answer, no error.
+    for odd in (np.full((4, 2), 5.0), np.array([[0, 0], [1e9, 0], [np.nan, 5], [5, 5]])):
+        assert all(np.isfinite(p).all() for p in fourth_corners(board, odd, 0, 1500.0, size))
 
 
 def test_pose_from_the_board_outline_recovers_the_camera() -> None:
