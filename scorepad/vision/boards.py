@@ -607,7 +607,7 @@ def _edge_repaired(views: _Views, found: Found, prefer: Callable[[Found], float]
     rates what lies on the board no lower. An outline whose edge runs along the table
     just outside the board (a table as light as the board's margin) can fit the print
     well enough (0.8 or more) to skip every retry; a board found where it lies is a peak of
-    the print fit, which no such move climbs (32 moves: about 15 ms of CPU)."""
+    the print fit, which no such move climbs (32 moves: about 30 ms of CPU)."""
     size = views.size
     spec, quad = found.spec, found.corners
     centre = quad.mean(axis=0)
