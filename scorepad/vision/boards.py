@@ -639,21 +639,22 @@ def _edge_repaired(views: _Views, found: Found, prefer: Callable[[Found], float]
 #: (now found where they lie); 120 boards found where they lie rated 0.62-0.98, a fifth
 #: of them below 0.75 (the check costs about 0.05 s of CPU there: six refinements, and a
 #: reading only for an outline that moved).
-REPAIR_BELOW = 0.75
+CORNER_REPAIR_BELOW = 0.75
 #: How many corner-moved outlines are refined (best on the small copy first); the one
 #: that then fits the print best, if no worse than the outline found, is rated by the game
 #: (a reading of every hex, about 0.15 s) and taken when rated this much higher.
-REPAIR_REFINED = 6
-REPAIR_GAIN = 0.03
+CORNER_REPAIR_REFINED = 6
+CORNER_REPAIR_GAIN = 0.03
 #: A corner-moved outline that refines to within this share of the photo's long side of
 #: the outline found is that outline (on boards found where they lie, most of them).
-REPAIR_MOVED = 0.005
+CORNER_REPAIR_MOVED = 0.005
 
 
 def _corner_repaired(views: _Views, found: Found, prefer: Callable[[Found], float]) -> Found:
     """``found``, or the same outline with one corner moved to where the other three put it
     (:func:`camera.fourth_corners`, through each of ``COMPLETION_FOCALS``) when the game
-    rates that clearly higher (``REPAIR_GAIN``) and it fits the print at least as well.
+    rates that clearly higher (``CORNER_REPAIR_GAIN``) and it fits the print at least as
+    well.
 
     An edge traced along something light beside the board (a blotch on the table, a light
     disc) pivots on its far corner: three corners are right and the fourth lies tens of
@@ -663,7 +664,7 @@ def _corner_repaired(views: _Views, found: Found, prefer: Callable[[Found], floa
     the tokens' rims, which the misplaced hexes miss). Only a move that fits the print at
     least as well is rated: a rating reads every hex again."""
     rating = prefer(found)
-    if rating >= REPAIR_BELOW:
+    if rating >= CORNER_REPAIR_BELOW:
         return found
     size = views.size
     spec, quad = found.spec, found.corners
@@ -684,9 +685,9 @@ def _corner_repaired(views: _Views, found: Found, prefer: Callable[[Found], floa
         key=lambda q: -print_score(small_grey, q, spec, factor, rim=False),
     )
     best: Fit | None = None
-    for q in rough[:REPAIR_REFINED]:
+    for q in rough[:CORNER_REPAIR_REFINED]:
         fine = views.refined(q)
-        if np.abs(fine - quad).max() < REPAIR_MOVED * max(size):
+        if np.abs(fine - quad).max() < CORNER_REPAIR_MOVED * max(size):
             continue  # refined back onto the outline found: nothing to repair
         value = print_fit(views.grey, fine, spec, size)
         if value >= found.score and (best is None or value > best[0]):
@@ -694,7 +695,7 @@ def _corner_repaired(views: _Views, found: Found, prefer: Callable[[Found], floa
     if best is None:
         return found
     candidate = _found(views, best)
-    return candidate if prefer(candidate) > rating + REPAIR_GAIN else found
+    return candidate if prefer(candidate) > rating + CORNER_REPAIR_GAIN else found
 
 
 def _confirmed(views: _Views, unsure: list[Fit], confirm: Callable[[Found], bool]) -> Found | None:

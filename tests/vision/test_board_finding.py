@@ -199,7 +199,7 @@ def test_a_corner_traced_onto_the_table_is_put_back_where_the_other_three_say() 
     off = boards.find_board(photo, specs, "Harmonies", boards.HIDDEN_MARGINS_RETRY_BELOW)
     assert off.score >= boards.RETRY_BELOW
     assert np.abs(off.corners - truth).max() > 50
-    assert harmonies.rim_evidence(read(off)) < boards.REPAIR_BELOW
+    assert harmonies.rim_evidence(read(off)) < boards.CORNER_REPAIR_BELOW
     found = _found_where_it_lies(photo, side, truth)
     assert harmonies.shows_tokens(read(found))
 
@@ -234,8 +234,8 @@ def test_a_board_found_where_it_lies_keeps_its_corners_when_a_moved_one_fits_bet
     read = harmonies.BoardReader(photo)
     found = boards.find_board(photo, specs, "Harmonies", boards.HIDDEN_MARGINS_RETRY_BELOW)
     assert np.abs(found.corners - truth).max() < 2
-    assert harmonies.rim_evidence(read(found)) >= boards.REPAIR_BELOW
-    monkeypatch.setattr(boards, "REPAIR_BELOW", 1.01)
+    assert harmonies.rim_evidence(read(found)) >= boards.CORNER_REPAIR_BELOW
+    monkeypatch.setattr(boards, "CORNER_REPAIR_BELOW", 1.01)
     views = boards._Views.of(photo)
     checked = boards._corner_repaired(views, found, lambda f: harmonies.rim_evidence(read(f)))
     assert checked is found
