@@ -358,7 +358,7 @@ def test_seat_claims_are_rate_limited(app: Flask, client: FlaskClient, table_id:
 
 def test_rate_limit_windows_end(app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
     clock = [1_000_000.0]
-    monkeypatch.setattr(db.time, "time", lambda: clock[0])
+    monkeypatch.setattr(db.limits.time, "time", lambda: clock[0])
     with app.app_context():
         assert db.take("t", 2, 60) and db.take("t", 2, 60)
         assert not db.take("t", 2, 60)

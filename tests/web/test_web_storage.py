@@ -98,7 +98,7 @@ def test_stale_version_is_a_conflict(app: Flask) -> None:
 
 
 def test_history_is_capped(app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(db, "HISTORY_LIMIT", 3)
+    monkeypatch.setattr(db.tables, "HISTORY_LIMIT", 3)
     with app.app_context():
         table_id = db.create_table("g", "t", doc(0), {})
         for n in range(1, 8):

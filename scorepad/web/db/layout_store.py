@@ -1,0 +1,94 @@
+"""Layouts: a game's sheet or board side, defined once by a table and reused."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import sqlalchemy as sa
+
+from scorepad.web.db.connect import dumps, reading, utc_now, writing
+from scorepad.web.db.schema import NotFound, layouts, new_id
+
+
+@dataclass(frozen=True)
+class StoredLayout:
+    id: str
+    game: str
+    name: str
+    data: dict[str, Any]
+    updated_at: datetime
+
+
+def _layout(row: sa.Row[Any]) -> StoredLayout:
+    return StoredLayout(
+        id=row.id,
+        game=row.game,
+        name=row.name,
+        data=json.loads(row.data),
+        updated_at=row.updated_at,
+    )
+
+
+def create_layout(game: str, name: str, data: dict[str, Any]) -> str:
+    layout_id, now = new_id(), utc_now()
+    with writing() as conn:
+        conn.execute(
+            layouts.insert().values(
+                id=layout_id,
+                game=game,
+                name=name[:80],
+                data=dumps(data),
+                created_at=now,
+                updated_at=now,
+            )
+        )
+    return layout_id
+
+
+def get_layout(layout_id: str, game: str | None = None) -> StoredLayout:
+    query = layouts.select().where(layouts.c.id == layout_id)
+    if game is not None:
+        query = query.where(layouts.c.game == game)
+    with reading() as conn:
+        row = conn.execute(query).first()
+    if row is None:
+        raise NotFound("no such layout")
+    return _layout(row)
+
+
+def list_layouts(game: str | None = None) -> list[StoredLayout]:
+    query = layouts.select().order_by(layouts.c.game, layouts.c.name)
+    if game is not None:
+        query = query.where(layouts.c.game == game)
+    with reading() as conn:
+        return [_layout(row) for row in conn.execute(query)]
+
+
+def edit_layout(
+    layout_id: str, change: Callable[[StoredLayout], tuple[str, dict[str, Any]]]
+) -> StoredLayout:
+    """Replace a layout's name and data with what ``change`` returns (it may raise)."""
+    with writing() as conn:
+        query = layouts.select().where(layouts.c.id == layout_id).with_for_update()
+        row = conn.execute(query).first()
+        if row is None:
+            raise NotFound("no such layout")
+        name, data = change(_layout(row))
+        now = utc_now()
+        conn.execute(
+            layouts.update()
+            .where(layouts.c.id == layout_id)
+            .values(name=name[:80], data=dumps(data), updated_at=now)
+        )
+        return StoredLayout(id=row.id, game=row.game, name=name[:80], data=data, updated_at=now)
+
+
+def delete_layout(layout_id: str) -> None:
+    with writing() as conn:
+        gone = conn.execute(layouts.delete().where(layouts.c.id == layout_id))
+    if gone.rowcount == 0:
+        raise NotFound("no such layout")

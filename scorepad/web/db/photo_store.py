@@ -1,0 +1,79 @@
+"""The photo a board was read from, kept as evidence shown beside the board."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+import sqlalchemy as sa
+
+from scorepad.web.db.connect import locked, reading, utc_now, writing
+from scorepad.web.db.schema import NotFound, new_id, photos
+
+
+@dataclass(frozen=True)
+class StoredPhoto:
+    id: str
+    table_id: str
+    player: int
+    mime: str
+    data: bytes
+    created_at: datetime
+
+
+#: Photos kept per player of a table: re-photographing a board many times stays small.
+PHOTOS_PER_PLAYER = 3
+
+
+def add_photo(table_id: str, player: int, mime: str, data: bytes) -> str:
+    """Keep a photo of ``player``'s board (the oldest beyond :data:`PHOTOS_PER_PLAYER` go)."""
+    photo_id = new_id()
+    with writing() as conn:
+        locked(conn, table_id)  # the table exists, and two uploads do not race the pruning
+        conn.execute(
+            photos.insert().values(
+                id=photo_id,
+                table_id=table_id,
+                player=player,
+                mime=mime,
+                data=data,
+                created_at=utc_now(),
+            )
+        )
+        kept = (
+            sa.select(photos.c.id)
+            .where(photos.c.table_id == table_id, photos.c.player == player)
+            .order_by(photos.c.created_at.desc(), photos.c.id)
+            .limit(PHOTOS_PER_PLAYER)
+        )
+        keep = [row.id for row in conn.execute(kept)]
+        conn.execute(
+            photos.delete().where(
+                photos.c.table_id == table_id,
+                photos.c.player == player,
+                photos.c.id.not_in(keep),
+            )
+        )
+    return photo_id
+
+
+def get_photo(table_id: str, photo_id: str) -> StoredPhoto:
+    query = photos.select().where(photos.c.table_id == table_id, photos.c.id == photo_id)
+    with reading() as conn:
+        row = conn.execute(query).first()
+    if row is None:
+        raise NotFound("no such photo")
+    return StoredPhoto(
+        id=row.id,
+        table_id=row.table_id,
+        player=row.player,
+        mime=row.mime,
+        data=bytes(row.data),
+        created_at=row.created_at,
+    )
+
+
+def delete_photo(table_id: str, photo_id: str) -> None:
+    """Forget a photo whose reading was not stored (a refused or stale board)."""
+    with writing() as conn:
+        conn.execute(photos.delete().where(photos.c.table_id == table_id, photos.c.id == photo_id))
