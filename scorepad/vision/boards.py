@@ -668,20 +668,9 @@ def _corner_repaired(views: _Views, found: Found, prefer: Callable[[Found], floa
         return found
     size = views.size
     spec, quad = found.spec, found.corners
-    grid = 0.01 * max(size)
-    moved: dict[bytes, FloatArray] = {}
-    for missing in range(4):
-        for focal in COMPLETION_FOCALS:
-            for corner in fourth_corners(spec.corners, quad, missing, focal * max(size), size):
-                if np.linalg.norm(corner - quad[missing]) < grid:
-                    continue  # where it is already
-                q = quad.copy()
-                q[missing] = corner
-                if cv2.isContourConvex(q.astype(np.float32)):
-                    moved.setdefault(np.round(q / grid).astype(np.int32).tobytes(), q)
     small_grey, factor = views.small
     rough = sorted(
-        moved.values(),
+        _corner_moves(spec, quad, size),
         key=lambda q: -print_score(small_grey, q, spec, factor, rim=False),
     )
     best: Fit | None = None
@@ -696,6 +685,59 @@ def _corner_repaired(views: _Views, found: Found, prefer: Callable[[Found], floa
         return found
     candidate = _found(views, best)
     return candidate if prefer(candidate) > rating + CORNER_REPAIR_GAIN else found
+
+
+def _corner_moves(spec: BoardSpec, quad: FloatArray, size: tuple[int, int]) -> list[FloatArray]:
+    """The outlines :func:`_corner_repaired` tries: ``quad`` with one corner moved to where
+    the other three put it, and with one edge slid along its two sides
+    (:func:`_edge_slides`); each convex, at least 1 % of the photo from ``quad``, once."""
+    grid = 0.01 * max(size)
+    moved: dict[bytes, FloatArray] = {}
+
+    def keep(q: FloatArray) -> None:
+        far = np.linalg.norm(q - quad, axis=1).max() >= grid  # not where it is already
+        if far and cv2.isContourConvex(q.astype(np.float32)):
+            moved.setdefault(np.round(q / grid).astype(np.int32).tobytes(), q)
+
+    for missing in range(4):
+        for focal in COMPLETION_FOCALS:
+            for corner in fourth_corners(spec.corners, quad, missing, focal * max(size), size):
+                q = quad.copy()
+                q[missing] = corner
+                keep(q)
+    for q in _edge_slides(spec, quad, size):
+        keep(q)
+    return list(moved.values())
+
+
+#: How far the edge slides: one of its corners along its side, as a share of that side.
+EDGE_SLIDES = np.arange(0.6, 1.41, 0.05)
+
+
+def _edge_slides(spec: BoardSpec, quad: FloatArray, size: tuple[int, int]) -> list[FloatArray]:
+    """``quad`` with one edge traced on the table beyond the board (or on the board short
+    of its edge), its two sides right: the edge's first corner moved along its side
+    (``EDGE_SLIDES``), the second where the other three corners and the board's size put
+    it through each of ``COMPLETION_FOCALS``, kept when it lies on its own side (within
+    1 % of the photo). A mottled table as light as the board's margin can carry an edge
+    far off, its corners on the lines of the board's sides (VALIDATION 115 514: the
+    bottom edge found 86 and 190 px low, over a quarter of the board; 11 hexes silently
+    wrong)."""
+    grid = 0.01 * max(size)
+    slid = []
+    for edge in range(4):
+        first, second = edge, (edge + 1) % 4
+        before, after = (edge - 1) % 4, (edge + 2) % 4
+        side = quad[second] - quad[after]
+        normal = np.array([-side[1], side[0]]) / max(float(np.linalg.norm(side)), 1e-9)
+        for share in EDGE_SLIDES:
+            q = quad.copy()
+            q[first] = quad[before] + share * (quad[first] - quad[before])
+            for focal in COMPLETION_FOCALS:
+                for corner in fourth_corners(spec.corners, q, second, focal * max(size), size):
+                    if abs(float((corner - quad[after]) @ normal)) <= grid:
+                        slid.append(np.vstack([q[:second], [corner], q[second + 1 :]]))
+    return slid
 
 
 def _confirmed(views: _Views, unsure: list[Fit], confirm: Callable[[Found], bool]) -> Found | None:

@@ -220,6 +220,39 @@ def test_an_edge_traced_along_a_light_table_is_moved_back_onto_the_board() -> No
     assert found.score > off.score + boards.EDGE_REPAIR_GAIN
 
 
+def test_an_edge_far_out_on_the_table_slides_back_along_the_sides() -> None:
+    # VALIDATION photo 115 514: side A on a mottled table as light as its margin; the
+    # bottom edge was traced on the table, its corners 86 and 190 px low on the lines of
+    # the board's sides (fit 0.76, 11 hexes wrong without a flag). Two corners are off, so
+    # no single corner moves back; the edge slid along the sides fits the print 0.87.
+    from scorepad.vision import harmonies
+
+    photo, side, truth = _validation_photo(15514)
+    spec = hprint.board_spec(side)
+    off = boards.find_board(photo, [spec], "Harmonies", boards.HIDDEN_MARGINS_RETRY_BELOW)
+    assert np.abs(off.corners - truth).max() > 150
+    assert np.abs(off.corners[:2] - truth[:2]).max() < 2
+    found = _found_where_it_lies(photo, side, truth)
+    assert found.score > off.score + 0.1
+
+
+def test_an_edge_slides_to_the_board_through_a_known_camera() -> None:
+    """The board's bottom edge pulled out along its sides (the far corner 30 % out): among
+    the slid outlines, one is the board."""
+    size = (2000, 1500)
+    focal = boards.COMPLETION_FOCALS[1] * max(size)
+    camera = Camera.look_at(
+        np.array([60.0, 420.0, -330.0]), np.array([120.0, 100.0, 0.0]), focal, size, 0.4
+    )
+    corners = camera.project(np.column_stack([SPEC.corners, np.zeros(4)]))
+    off = corners.copy()
+    off[2] = corners[1] + 1.15 * (corners[2] - corners[1])
+    off[3] = corners[0] + 1.3 * (corners[3] - corners[0])
+    slid = boards._edge_slides(SPEC, off, size)
+    assert min(np.abs(q - corners).max() for q in slid) < 0.01 * max(size)
+    assert min(np.abs(q - off).max() for q in slid) > 10
+
+
 def test_a_board_found_where_it_lies_keeps_its_corners_when_a_moved_one_fits_better(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
