@@ -352,7 +352,9 @@ def read(photo: np.ndarray, rectified: Rectified, grid: Grid) -> list[Reading]:
         items[mountain_col] = 0.0
         best = int(np.argmax(items))
         item = symbols.CLASSES[best]
-        parts = {"area": float(area_p[k]), "item": trusted.get(i, float(items[best]))}
+        parts = {"area": float(area_p[k]), "item": float(items[best])}
+        if i in trusted:
+            parts["item"] = trusted[i] * family_share(probs[i])
         if unsure_family and item == "sunflower":
             # Several sunflowers and (almost) no super sunflower: more likely a player's
             # super mark we do not tell apart than a sheet without any (validation: about
@@ -503,6 +505,17 @@ def doubt_all(readings: list[Reading]) -> list[Reading]:
 def _logit(p: np.ndarray) -> np.ndarray:
     p = np.clip(p, 1e-4, 1 - 1e-4)
     return np.asarray(np.log(p / (1 - p)))
+
+
+def family_share(p: np.ndarray) -> float:
+    """How sure the classifier is that a hex holds a sunflower of either kind (mountains
+    aside). The trust of a sunflower reading (:func:`family_trust_features`) is calibrated
+    on the split: its regression all but ignores this share (weight 0.04 on its logit), as
+    nearly every hex it was fitted on is plainly a sunflower. So a house or sheep read as a
+    super sunflower at 0.66 came out trusted at 0.999; the reading's probability is the
+    trust times this share."""
+    sun = p[symbols.CLASSES.index("sunflower")] + p[symbols.CLASSES.index("super-sunflower")]
+    return float(min(sun / max(1.0 - p[symbols.CLASSES.index("mountain")], 1e-9), 1.0))
 
 
 def family_trust_features(probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from scorepad.games.sunflower_valley import RAIL_ORIENTATIONS
-from scorepad.hexgrid import Orientation
+from scorepad.hexgrid import Hex, Orientation
 from scorepad.vision import cells, model, synth
 
 
@@ -147,6 +147,36 @@ def test_sunflower_trust_round_trips_and_doubts_unsure_sheets():
     # The same confident sunflower on a sheet whose other splits are unsure is doubted more.
     _, unsure_x = recognize.family_trust_features(sheet([0.01, 0.3, 0.6, 0.35]))
     assert sure[0] > 0.9 and m.trust(unsure_x)[0] < sure[0]
+
+
+def test_a_sunflower_reading_is_no_surer_than_its_sunflower_likeness():
+    # VALIDATION sheet 107 053: a house read as a super sunflower at 0.66 (house 0.16,
+    # rail 0.11) on a sheet with a clear split; the trust alone said 0.999, unflagged.
+    from scorepad.vision import recognize
+
+    m = model.load()
+    probs = np.zeros((4, len(model.CLASSES)))
+    sun, sup = model.CLASSES.index("sunflower"), model.CLASSES.index("super-sunflower")
+    probs[:3, sun], probs[2, sun], probs[2, sup] = 1.0, 0.02, 0.98
+    house = [0.004, 0.158, 0.064, 0.001, 0.658, 0.113, 0.002]
+    probs[3] = house
+    assert recognize.family_share(probs[0]) == 1.0
+    assert abs(recognize.family_share(probs[3]) - 0.659 / 0.998) < 1e-9
+    _, x = recognize.family_trust_features(probs)
+    trust = m.trust(x)
+    assert trust[3] > 0.99  # the trust does not see what else the hex may be
+    assert trust[3] * recognize.family_share(probs[3]) < m.flag_below
+
+
+def test_a_house_read_as_a_super_sunflower_is_flagged():
+    from scorepad.vision.recognize import recognize
+
+    s = synth.sample(synth.VALIDATION, 7053, 3.0)
+    found = recognize(s.jpeg, layout={"name": "v", "cells": s.layout["cells"]})
+    cell = next(c for c in found["player"]["cells"] if (c["q"], c["r"]) == (2, 3))
+    assert s.truth_cells()[Hex(2, 3)]["item"] == "house"
+    if cell.get("item") != "house":  # misread: it must say so
+        assert next(c for c in found["confidence"] if (c["q"], c["r"]) == (2, 3))["flagged"]
 
 
 def test_star_match_prefers_an_upright_star_to_a_turned_one():
