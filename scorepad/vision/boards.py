@@ -647,9 +647,13 @@ CORNER_REPAIR_BELOW = 0.75
 CORNER_REPAIR_REFINED = 6
 CORNER_REPAIR_GAIN = 0.03
 #: How much worse than the outline found a moved outline may fit the print and still be
-#: rated: the print can prefer an outline two corners off (VALIDATION 111 218: found 92 px
-#: off at 0.78, its rims 0.68; the board slid back fits 0.74, its rims 0.81).
+#: rated, and how much higher it must then be rated: the print can prefer an outline two
+#: corners off (VALIDATION 111 218: found 92 px off at 0.78, its rims 0.68; the board slid
+#: back fits 0.74, its rims 0.81), but the rims alone move boards found where they lie
+#: (VALIDATION 114 098, 114 282, 114 326: outlines 26-30 px off that fit the print 0.01-0.04
+#: worse rated 0.04-0.05 higher).
 CORNER_REPAIR_SLACK = 0.05
+CORNER_REPAIR_GAIN_OFF_PRINT = 0.1
 #: A corner-moved outline that refines to within this share of the photo's long side of
 #: the outline found is that outline (on boards found where they lie, most of them).
 CORNER_REPAIR_MOVED = 0.005
@@ -690,14 +694,19 @@ def _corner_repaired(views: _Views, found: Found, prefer: Callable[[Found], floa
             fits.append((value, spec, fine))
     if not fits:
         return found
-    # The best on the print and the best on the small copy (mostly the same one).
+    # The best on the print and the best on the small copy (mostly the same one); one
+    # that fits the print worse than the outline found needs the larger gain.
     picks = [max(fits, key=lambda f: f[0])]
     if fits[0] is not picks[0]:
         picks.append(fits[0])
-    best_rating, candidate = max(
-        ((prefer(c), c) for c in (_found(views, f) for f in picks)), key=lambda t: t[0]
-    )
-    return candidate if best_rating > rating + CORNER_REPAIR_GAIN else found
+    best, best_gain = found, 0.0
+    for fit in picks:
+        candidate = _found(views, fit)
+        gain = prefer(candidate) - rating
+        needed = CORNER_REPAIR_GAIN if fit[0] >= found.score else CORNER_REPAIR_GAIN_OFF_PRINT
+        if gain > needed and gain > best_gain:
+            best, best_gain = candidate, gain
+    return best
 
 
 def _corner_moves(spec: BoardSpec, quad: FloatArray, size: tuple[int, int]) -> list[FloatArray]:
