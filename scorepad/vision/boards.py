@@ -640,20 +640,11 @@ def _edge_repaired(views: _Views, found: Found, prefer: Callable[[Found], float]
 #: of them below 0.75 (the check costs about 0.05 s of CPU there: six refinements, and a
 #: reading only for an outline that moved).
 CORNER_REPAIR_BELOW = 0.75
-#: How many corner-moved outlines are refined (best on the small copy first); of those
-#: that then fit the print nearly as well as the outline found, the best fit and the first
-#: are rated by the game (a reading of every hex, about 0.15 s each), and the higher
-#: rated is taken when rated this much higher than the outline found.
+#: How many corner-moved outlines are refined (best on the small copy first); the one
+#: that then fits the print best, if no worse than the outline found, is rated by the game
+#: (a reading of every hex, about 0.15 s) and taken when rated this much higher.
 CORNER_REPAIR_REFINED = 6
 CORNER_REPAIR_GAIN = 0.03
-#: How much worse than the outline found a moved outline may fit the print and still be
-#: rated, and how much higher it must then be rated: the print can prefer an outline two
-#: corners off (VALIDATION 111 218: found 92 px off at 0.78, its rims 0.68; the board slid
-#: back fits 0.74, its rims 0.81), but the rims alone move boards found where they lie
-#: (VALIDATION 114 098, 114 282, 114 326: outlines 26-30 px off that fit the print 0.01-0.04
-#: worse rated 0.04-0.05 higher).
-CORNER_REPAIR_SLACK = 0.05
-CORNER_REPAIR_GAIN_OFF_PRINT = 0.1
 #: A corner-moved outline that refines to within this share of the photo's long side of
 #: the outline found is that outline (on boards found where they lie, most of them).
 CORNER_REPAIR_MOVED = 0.005
@@ -663,17 +654,20 @@ def _corner_repaired(views: _Views, found: Found, prefer: Callable[[Found], floa
     """``found``, or the same outline with one corner moved to where the other three put it
     (:func:`camera.fourth_corners`, through each of ``COMPLETION_FOCALS``), or with one
     edge slid along its sides (:func:`_edge_slides`), when the game rates that clearly
-    higher (``CORNER_REPAIR_GAIN``) and it fits the print nearly as well
-    (``CORNER_REPAIR_SLACK``).
+    higher (``CORNER_REPAIR_GAIN``) and it fits the print at least as well.
 
     An edge traced along something light beside the board (a blotch on the table, a light
     disc) pivots on its far corner: three corners are right and the fourth lies tens of
     pixels off, the hexes near it read from the table. The print alone does not tell
     (margins fit about as well a little off, and on a board found where it lies some moved
     corner fits it better); the game's rating of what lies on the board does (Harmonies:
-    the tokens' rims, which the misplaced hexes miss). A rating reads every hex again, so
-    at most two moves are rated: the one that fits the print best and the one the small
-    copy ranked first."""
+    the tokens' rims, which the misplaced hexes miss). Only a move that fits the print at
+    least as well is rated: a rating reads every hex again. (Rating moves that fit the
+    print a little worse finds a board whose print prefers an outline two corners off,
+    VALIDATION 111 218, but reads the hexes again on many boards found where they lie:
+    CPU time +12 % at 12 MP; and the rims alone moved three of them, VALIDATION 114 098,
+    114 282, 114 326: outlines 26-30 px off that fit the print 0.01-0.04 worse rated
+    0.04-0.05 higher.)"""
     rating = prefer(found)
     if rating >= CORNER_REPAIR_BELOW:
         return found
@@ -684,29 +678,18 @@ def _corner_repaired(views: _Views, found: Found, prefer: Callable[[Found], floa
         _corner_moves(spec, quad, size),
         key=lambda q: -print_score(small_grey, q, spec, factor, rim=False),
     )
-    fits: list[Fit] = []  # in the small copy's order
+    best: Fit | None = None
     for q in rough[:CORNER_REPAIR_REFINED]:
         fine = views.refined(q)
         if np.abs(fine - quad).max() < CORNER_REPAIR_MOVED * max(size):
             continue  # refined back onto the outline found: nothing to repair
         value = print_fit(views.grey, fine, spec, size)
-        if value >= found.score - CORNER_REPAIR_SLACK:
-            fits.append((value, spec, fine))
-    if not fits:
+        if value >= found.score and (best is None or value > best[0]):
+            best = (value, spec, fine)
+    if best is None:
         return found
-    # The best on the print and the best on the small copy (mostly the same one); one
-    # that fits the print worse than the outline found needs the larger gain.
-    picks = [max(fits, key=lambda f: f[0])]
-    if fits[0] is not picks[0]:
-        picks.append(fits[0])
-    best, best_gain = found, 0.0
-    for fit in picks:
-        candidate = _found(views, fit)
-        gain = prefer(candidate) - rating
-        needed = CORNER_REPAIR_GAIN if fit[0] >= found.score else CORNER_REPAIR_GAIN_OFF_PRINT
-        if gain > needed and gain > best_gain:
-            best, best_gain = candidate, gain
-    return best
+    candidate = _found(views, best)
+    return candidate if prefer(candidate) > rating + CORNER_REPAIR_GAIN else found
 
 
 def _corner_moves(spec: BoardSpec, quad: FloatArray, size: tuple[int, int]) -> list[FloatArray]:
