@@ -664,10 +664,9 @@ def _corner_repaired(views: _Views, found: Found, prefer: Callable[[Found], floa
     the tokens' rims, which the misplaced hexes miss). Only a move that fits the print at
     least as well is rated: a rating reads every hex again. (Rating moves that fit the
     print a little worse finds a board whose print prefers an outline two corners off,
-    VALIDATION 111 218, but reads the hexes again on many boards found where they lie:
-    CPU time +12 % at 12 MP; and the rims alone moved three of them, VALIDATION 114 098,
-    114 282, 114 326: outlines 26-30 px off that fit the print 0.01-0.04 worse rated
-    0.04-0.05 higher.)"""
+    VALIDATION 111 218, but reads the hexes again on many boards found where they lie,
+    and the rims alone moved three of those, VALIDATION 114 098, 114 282 and 114 326:
+    outlines 26-30 px off that fit the print 0.01-0.04 worse rated 0.04-0.05 higher.)"""
     rating = prefer(found)
     if rating >= CORNER_REPAIR_BELOW:
         return found
