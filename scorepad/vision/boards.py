@@ -740,7 +740,9 @@ def _edge_slides(spec: BoardSpec, quad: FloatArray, size: tuple[int, int]) -> li
             for focal in COMPLETION_FOCALS:
                 for corner in fourth_corners(spec.corners, q, second, focal * max(size), size):
                     if abs(float((corner - quad[after]) @ normal)) <= grid:
-                        slid.append(np.vstack([q[:second], [corner], q[second + 1 :]]))
+                        both = q.copy()
+                        both[second] = corner
+                        slid.append(both)
     return slid
 
 
