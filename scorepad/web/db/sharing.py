@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.engine import Connection
 
 from scorepad.web.db.connect import locked, reading, utc_now, writing
 from scorepad.web.db.schema import (
@@ -74,15 +75,7 @@ def adopt(table_id: str, device: str) -> bool:
         ).first()
         if hosted is not None:
             return False
-        mine = members.c.table_id == table_id, members.c.device == device
-        if conn.execute(sa.select(members.c.device).where(*mine)).first():
-            conn.execute(members.update().where(*mine).values(host=True))
-        else:
-            conn.execute(
-                members.insert().values(
-                    table_id=table_id, device=device, host=True, seat=None, joined_at=utc_now()
-                )
-            )
+        _make_member(conn, table_id, device, host=True)
         return True
 
 
@@ -98,15 +91,20 @@ def claim_seat(table_id: str, device: str, seat: int) -> None:
         holder = conn.execute(sa.select(members.c.device).where(*taken)).first()
         if holder is not None and holder.device != device:
             raise SeatTaken("another phone holds this seat")
-        mine = members.c.table_id == table_id, members.c.device == device
-        if conn.execute(sa.select(members.c.device).where(*mine)).first():
-            conn.execute(members.update().where(*mine).values(seat=seat))
-        else:
-            conn.execute(
-                members.insert().values(
-                    table_id=table_id, device=device, host=False, seat=seat, joined_at=utc_now()
-                )
-            )
+        _make_member(conn, table_id, device, seat=seat)
+
+
+def _make_member(conn: Connection, table_id: str, device: str, **change: Any) -> None:
+    """Set ``change`` (``host`` or ``seat``) on this phone's membership, making it a member
+    (neither host nor seated but for ``change``) if it is not one yet."""
+    mine = members.c.table_id == table_id, members.c.device == device
+    if conn.execute(sa.select(members.c.device).where(*mine)).first():
+        conn.execute(members.update().where(*mine).values(**change))
+    else:
+        values = {"host": False, "seat": None, **change}
+        conn.execute(
+            members.insert().values(table_id=table_id, device=device, joined_at=utc_now(), **values)
+        )
 
 
 def free_seat(table_id: str, seat: int) -> bool:
