@@ -295,8 +295,14 @@ def _completions(
             for i, q in enumerate(quads):
                 if q is not None:
                     q = order_corners(q)
-                    seen[i // 2].setdefault(np.round(q / grid).astype(np.int32).tobytes(), q)
+                    seen[i // 2].setdefault(_outline_key(q, grid), q)
     return [list(d.values()) for d in seen]
+
+
+def _outline_key(quad: FloatArray, grid: float) -> bytes:
+    """The corners of an outline rounded to ``grid`` pixels: outlines with the same key are
+    tried once."""
+    return np.round(quad / grid).astype(np.int32).tobytes()
 
 
 def _completed(
@@ -701,7 +707,7 @@ def _corner_moves(spec: BoardSpec, quad: FloatArray, size: tuple[int, int]) -> l
     def keep(q: FloatArray) -> None:
         far = np.linalg.norm(q - quad, axis=1).max() >= grid  # not where it is already
         if far and cv2.isContourConvex(q.astype(np.float32)):
-            moved.setdefault(np.round(q / grid).astype(np.int32).tobytes(), q)
+            moved.setdefault(_outline_key(q, grid), q)
 
     for missing in range(4):
         for focal in COMPLETION_FOCALS:
