@@ -51,8 +51,7 @@ FloatArray = np.ndarray
 
 def no_board(game: str) -> PhotoError:
     return PhotoError(
-        f"no {game} board found in the photo: photograph the whole board from above, "
-        "on a darker table"
+        f"no {game} board found in the photo: photograph the whole board, on a darker table"
     )
 
 

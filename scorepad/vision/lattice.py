@@ -15,6 +15,7 @@ rotation and shift between the layout's pixel plane and the sheet image.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -669,14 +670,19 @@ def corner_grid(
 
 
 def find_grid(
-    sheet: np.ndarray, fits: Callable[[Grid], bool] | None = None, edges: np.ndarray | None = None
+    sheet: np.ndarray,
+    fits: Callable[[Grid], bool] | None = None,
+    edges: np.ndarray | None = None,
+    deadline: float = math.inf,
 ) -> Grid:
     """The printed hex grid of an upright sheet image. When the strongest lattice reading
     does not give a sheet's 30 well-outlined hexes (a blurred sheet's faint outlines, the
     pencil or the paper's grain giving a false peak), the next readings are tried too and
     the grid that looks most like a sheet is kept. ``fits`` (the hexes of a known layout)
     makes a grid taken at once only when it fits, and one that fits preferred to any that
-    does not. ``edges``: the sheet's :func:`outline_map`, when the caller has it already."""
+    does not. ``edges``: the sheet's :func:`outline_map`, when the caller has it already.
+    Past the ``deadline`` (of ``time.thread_time``) no further reading is tried once there
+    is a grid."""
     h, _w = sheet.shape[:2]
     edges = outline_map(sheet) if edges is None else edges
     top, bottom = int(h * GRID_TOP), int(h * GRID_BOTTOM)
@@ -685,6 +691,8 @@ def find_grid(
     best: tuple[tuple[bool, float], Grid] | None = None
     ab = None  # the sheet's Lab a and b, for the corners' grids (computed when needed)
     for orientation, size, theta in lattice_candidates(region, LATTICE_TRIES):
+        if best is not None and time.thread_time() > deadline:
+            break
         first = fit(region, orientation, size, theta)
         moved = np.array([[1, 0, 0], [0, 1, top], [0, 0, 1.0]]) @ first.homography
         lattice = Lattice(first.orientation, first.size, moved)

@@ -67,6 +67,14 @@ FAMILY_DOUBT = 3
 FEW_SUPERS = 0.2
 NO_SUPER_SEEN = 0.8
 WELL_OUTLINED = WELL_FOUND  # mean outline support below which a grid is doubted
+#: CPU seconds of the grid search after which no more outline or lattice reading is tried
+#: once a grid is in hand. An ordinary sheet's search takes well under a second; a picture
+#: that is no sheet took up to 40 s (its fine texture gives lattices of 120-150 hexes,
+#: each refined in turn), holding a server thread all that time. The nine hardest grids of
+#: the VALIDATION surveys (267, 570, 1198, 2824, 3312, 5980, 6098, 6125, 210; 1.2-7.5 s
+#: unbounded) read the same to the cell and the flag with it, with and without a layout.
+LOCATE_SECONDS = 4.0
+NO_SHEET = "no sheet found in the photo: photograph the whole sheet, flat, on a darker table"
 
 
 @dataclass
@@ -192,6 +200,7 @@ def analyse(
     readings = read(photo, rectified, grid)
     if not looks_like_sheet(readings, grid.mean_support):
         refuse_other_boards(photo, sv.NAME)
+        refuse_no_sheet(readings, grid.mean_support)
     differences = None
     if parsed is not None:
         shift = best_shift(readings, parsed)
@@ -218,18 +227,21 @@ def locate(photo: np.ndarray, fits: Callable[[Grid], bool] | None = None) -> tup
     With ``fits`` (:func:`layout_shape`) a grid is taken at once only when it also fits,
     and any grid that fits is preferred to one that does not. When no outline of the
     paper's regions settles it, outlines on the photo's straight edges are tried too
-    (:func:`edge_sheets`), and one is taken only when its grid settles it."""
-    problem = "no sheet found in the photo: photograph the whole sheet, flat, on a darker table"
+    (:func:`edge_sheets`), and one is taken only when its grid settles it. After
+    ``LOCATE_SECONDS`` of the thread's CPU, no more outline or lattice reading is tried
+    once a grid is in hand."""
+    problem = NO_SHEET
     best: tuple[tuple[bool, float], Rectified, Grid] | None = None
+    deadline = time.thread_time() + LOCATE_SECONDS
     for regions, limit in ((True, MAX_GRIDS), (False, EDGE_SHEETS)):
         tried = 0
         for quad in candidate_outlines(photo) if regions else edge_sheets(photo):
-            if tried == limit:
+            if tried == limit or (best is not None and time.thread_time() > deadline):
                 break  # enough tries: keep the latency bounded
             try:
                 rectified = rectify(photo, quad)
                 tried += 1
-                rectified, grid = sheet_grid(rectified, fits)
+                rectified, grid = sheet_grid(rectified, fits, deadline)
             except PhotoError as err:
                 problem = str(err)
                 continue
@@ -243,15 +255,17 @@ def locate(photo: np.ndarray, fits: Callable[[Grid], bool] | None = None) -> tup
     return best[1], best[2]
 
 
-def sheet_grid(rectified: Rectified, fits: Callable[[Grid], bool] | None) -> tuple[Rectified, Grid]:
-    """A rectified sheet's hex grid (``find_grid``), the sheet turned when it came out
-    upside down."""
+def sheet_grid(
+    rectified: Rectified, fits: Callable[[Grid], bool] | None, deadline: float = math.inf
+) -> tuple[Rectified, Grid]:
+    """A rectified sheet's hex grid (``find_grid``, its lattice readings tried until the
+    ``deadline`` of ``time.thread_time``), the sheet turned when it came out upside down."""
     trimmed_fits = None if fits is None else (lambda g: fits(trim(g)))
     edges = outline_map(rectified.image)
-    grid = trim(find_grid(rectified.image, trimmed_fits, edges))
+    grid = trim(find_grid(rectified.image, trimmed_fits, edges, deadline))
     if tally_above(edges, grid, rectified.image):
         rectified = turned(rectified)
-        grid = trim(find_grid(rectified.image, trimmed_fits))
+        grid = trim(find_grid(rectified.image, trimmed_fits, deadline=deadline))
     return rectified, grid
 
 
@@ -394,6 +408,27 @@ def looks_like_sheet(readings: list[Reading], outline_support: float) -> bool:
     )
 
 
+def refuse_no_sheet(readings: list[Reading], outline_support: float) -> None:
+    """Refuse a photo that shows no sheet at all: not one mountain among its hexes, and
+    either more than twice a sheet's hexes or hexes not outlined all round (below
+    ``WELL_OUTLINED``). A picture with any fine texture gives some lattice: photos of a
+    cat read 123-144 hexes outlined at 0.97, or 30 at 0.67, and a Spring Meadow board not
+    named as one 28 at 0.77, none a mountain; read all doubted, they replaced a player's
+    board. Of 316 VALIDATION sheets (300-599 and 16 of the hardest grids) none has more
+    than 36 hexes; two read without a mountain and below 0.9 are refused: 267 without its
+    layout (read sideways, 1 hex of 30 right; with the layout its grid is found and read),
+    6125 (a wrong lattice: 0 and, with its layout, 10 of 30 right, all doubted). 570 (36
+    hexes, no mountain, 0.96) and 5980 (30, none, 1.0) are still read, doubted."""
+    mountains = sum(r.mountain for r in readings)
+    many = len(readings) > 2 * FULL_SHEET
+    if mountains == 0 and (many or outline_support < WELL_OUTLINED):
+        raise NoSheet(NO_SHEET)
+
+
+class NoSheet(PhotoError):
+    """No sheet in the photo, and no other game's board either (looked for already)."""
+
+
 #: What each game's photo shows, for naming it in a refusal.
 SHOWS = {
     sv.NAME: ("a Sunflower Valley sheet", "Sunflower Valley"),
@@ -462,7 +497,7 @@ def naming_other_boards(image_bytes: bytes, game: str) -> Iterator[None]:
     (:func:`refuse_other_boards`); any other refusal stays as it was."""
     try:
         yield
-    except OtherBoard:
+    except (OtherBoard, NoSheet):
         raise
     except PhotoError as refused:
         if game not in SHOWS:

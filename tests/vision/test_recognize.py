@@ -166,6 +166,73 @@ def test_looks_like_sheet_wants_thirty_hexes_five_mountains_outlined(photo):
     assert not looks_like_sheet(readings, 1.0)
 
 
+def test_a_grid_without_a_mountain_that_is_no_sheet_is_refused(photo):
+    from dataclasses import replace
+
+    from scorepad.vision.recognize import (
+        FULL_SHEET,
+        WELL_OUTLINED,
+        NoSheet,
+        analyse,
+        refuse_no_sheet,
+    )
+
+    readings = analyse(photo(0).jpeg).readings
+    flat = [replace(r, mountain=False) for r in readings]
+    refuse_no_sheet(readings, 0.5)  # mountains read: a sheet, however badly outlined
+    refuse_no_sheet(flat, WELL_OUTLINED)  # none, but outlined all round: doubted, not refused
+    with pytest.raises(NoSheet, match="no sheet found in the photo"):
+        refuse_no_sheet(flat, WELL_OUTLINED - 0.01)
+    many = flat * 3  # a fine texture's lattice: 90 hexes, well outlined
+    assert len(many) > 2 * FULL_SHEET
+    with pytest.raises(NoSheet):
+        refuse_no_sheet(many, 1.0)
+
+
+def _no_sheet_picture() -> bytes:
+    """Dark and light blobs on a fine texture: the grid search finds lattices of 100-odd
+    hexes there, none with a mountain (a photo of a cat did the same)."""
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    rng = np.random.default_rng(7)
+    blobs = rng.random((12, 16, 3))
+    picture = np.kron(blobs, np.ones((100, 100, 1))) * 160 + rng.random((1200, 1600, 3)) * 95
+    out = io.BytesIO()
+    Image.fromarray(picture.astype(np.uint8)).save(out, "JPEG", quality=90)
+    return out.getvalue()
+
+
+def test_a_picture_of_no_sheet_is_refused_not_read_all_doubted():
+    # Before: 30 cells fitted onto the layout, all doubted, replacing the player's board.
+    with pytest.raises(PhotoError, match="no sheet found in the photo"):
+        recognize(_no_sheet_picture(), layout=sv.example_layout())
+
+
+def test_the_grid_search_stops_trying_past_its_cpu_budget(monkeypatch):
+    # Each outline tried refined lattices of 100-odd hexes: 20-40 s of CPU on such photos.
+    from scorepad.vision import recognize as rec
+    from scorepad.vision.decode import decode
+
+    photo = decode(_no_sheet_picture(), rec.WORK_SIDE)
+    tried = []
+    real = rec.sheet_grid
+
+    def counted(*args):
+        tried.append(args[-1])  # the deadline handed down
+        return real(*args)
+
+    monkeypatch.setattr(rec, "sheet_grid", counted)
+    rec.locate(photo)
+    unbounded = len(tried)
+    tried.clear()
+    monkeypatch.setattr(rec, "LOCATE_SECONDS", 0.0)
+    rec.locate(photo)
+    assert len(tried) == 1 < unbounded  # the first grid kept, no other outline tried
+
+
 def test_a_harmonies_layout_is_refused_clearly():
     # A Harmonies board has fixed sides: its cells went to blank_sheet, which raised KeyError.
     with pytest.raises(PhotoError, match="no layout to read"):
