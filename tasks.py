@@ -76,6 +76,10 @@ def run(args: list[str]) -> None:
             "gunicorn",
             "--workers",
             "2",
+            # Threads, so that a photo being read (a second or more of CPU) leaves the
+            # worker free to answer taps and live polls (docs/web.md, "Photos").
+            "--threads",
+            "4",
             "--preload",
             "--bind",
             f"127.0.0.1:{port}",

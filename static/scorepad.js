@@ -92,6 +92,39 @@
     chain = chain.then(fn).catch(function () { return null; });
   };
 
+  /* A photo being read holds the chain: a tap (or a live refresh) answered meanwhile would
+   * replace the editor and the photo form in it, and the reading's answer would be dropped
+   * unseen. Taps made while it is read are sent after its answer, on the board it read. */
+  var photoForm = null;   /* the editor's photo form whose request holds the chain */
+  var photoRead = null;   /* ends the hold */
+  document.addEventListener("htmx:beforeRequest", function (e) {
+    var form = e.detail.elt;
+    if (photoRead || !form.matches || !form.matches("#editor .photo-form")) { return; }
+    photoForm = form;
+    var hold = new Promise(function (resolve) { photoRead = resolve; });
+    chain = chain.then(function () { return hold; });
+  });
+  function photoAnswered(e) {
+    /* After the answer was swapped in the form is gone from the page, so htmx fires this
+     * on an ancestor still there: the request's own element is in its requestConfig. */
+    var config = e.detail.requestConfig;
+    if (!photoRead || !config || config.elt !== photoForm) { return; }
+    var done = photoRead;
+    photoRead = null;
+    photoForm = null;
+    var msg = document.getElementById("editor-message");
+    if (msg && msg.scrollIntoView) { msg.scrollIntoView({ block: "nearest" }); }
+    done();
+  }
+  document.addEventListener("htmx:afterRequest", photoAnswered);
+  document.addEventListener("htmx:sendError", photoAnswered);
+  /* A photo form still on the page after its answer (a refusal swapped in elsewhere, a
+   * layout screen) is emptied, so that picking the same file again sends it again. */
+  document.addEventListener("htmx:afterRequest", function (e) {
+    var form = e.detail.elt;
+    if (form && form.matches && form.matches(".photo-form") && form.isConnected) { form.reset(); }
+  });
+
   function cellValues(el) {
     var v = {};
     Object.keys(el.dataset).forEach(function (k) {

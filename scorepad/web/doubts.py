@@ -10,11 +10,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from scorepad.web import db
+
 
 def photo_of(meta: Mapping[str, Any], player: int) -> dict[str, Any]:
     """The player's last photo: ``{"id", "check": [[a, b], ...]}`` (empty when none)."""
     found = meta.get("photos", {}).get(str(player))
     return dict(found) if isinstance(found, Mapping) else {}
+
+
+def evidence_ids(table_id: str, meta: Mapping[str, Any], players: int) -> list[str | None]:
+    """Per player, the id of the photo shown beside the board, None when there is none or it
+    is no longer kept (an undo far back: ``db.PHOTOS_IN_HISTORY``)."""
+    ids = [photo_of(meta, i).get("id") for i in range(players)]
+    kept = db.photo_ids(table_id) if any(ids) else frozenset()
+    return [i if i in kept else None for i in ids]
 
 
 def flagged(meta: Mapping[str, Any], player: int) -> set[tuple[int, int]]:

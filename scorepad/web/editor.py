@@ -94,7 +94,10 @@ def editor_context(
         "message": message,
         "message_kind": kind,
         "photos": reads_photos(board_kit),
-        "photo": doubts.photo_of(stored.meta, player),
+        "photo": {
+            **doubts.photo_of(stored.meta, player),
+            "id": doubts.evidence_ids(stored.id, stored.meta, len(stored.doc["players"]))[player],
+        },
     }
 
 

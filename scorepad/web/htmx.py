@@ -39,12 +39,13 @@ def redirect_to(endpoint: str, **values: Any) -> Response:
     return resp
 
 
-def error_page(status: int, title: str, message: str) -> Response:
-    """A readable error: a full page, or for htmx a message swapped into the page's banner."""
+def error_page(status: int, title: str, message: str, place: str = "#flash") -> Response:
+    """A readable error: a full page, or for htmx a message swapped into the page's banner
+    (or into ``place``, an element near what the player just used)."""
     if is_htmx():
         html = render_template("_flash.html", kind="error", title=title, message=message)
         resp = make_response(html, status)
-        resp.headers["HX-Retarget"] = "#flash"
+        resp.headers["HX-Retarget"] = place
         resp.headers["HX-Reswap"] = "innerHTML"
     else:
         html = render_template("error.html", title=title, message=message, status=status)

@@ -148,7 +148,7 @@ def board_photo(table_id: str) -> Response:
 
     def apply(current: db.StoredTable) -> tuple[dict[str, Any], dict[str, Any]]:
         if seen and seen != sheet_tag(current.doc, player):
-            raise db.Conflict("the sheet changed on another device")
+            raise db.Conflict("the sheet changed while the photo was read")
         doc = reader.from_photo(current.doc, player, result)
         try:
             engine.parse(doc)
@@ -169,7 +169,10 @@ def board_photo(table_id: str) -> Response:
         return render_editor(db.get_table(table_id), player, str(err), 422, rights=found)
     except db.Conflict:
         db.delete_photo(table_id, photo_id)
-        message = gettext("This sheet was changed on another device meanwhile; send it again.")
+        message = gettext(
+            "The board changed while the photo was being read; here it is now. "
+            "Choose the photo again to read it."
+        )
         return render_editor(db.get_table(table_id), player, message, 409, rights=found)
     warnings = [doubted_sheet(result), layout_warning(result)]
     advice = angle_advice(result, len(check))

@@ -153,7 +153,7 @@ def results_context(stored: db.StoredTable) -> dict[str, Any]:
     ctx = boards_context(stored)
     return {
         **ctx,
-        "photos": [doubts.photo_of(stored.meta, i).get("id") for i in range(len(ctx["boards"]))],
+        "photos": doubts.evidence_ids(stored.id, stored.meta, len(ctx["boards"])),
         "rights": access.rights(stored),
         "recap": recap(ctx["result"]) if ctx["result"] else "",
     }

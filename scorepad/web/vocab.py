@@ -402,10 +402,7 @@ SENTENCES = (
     N_("no sheet found in the photo: photograph the whole sheet, flat, on a darker table"),
     N_("no sheet found in the photo: the printed header is not visible"),
     N_("no hex grid found on the sheet"),
-    N_(
-        "no %(game)s board found in the photo: photograph the whole board from above, on a "
-        "darker table"
-    ),
+    N_("no %(game)s board found in the photo: photograph the whole board, on a darker table"),
     N_(
         "no Harmonies board found in the photo: what looks like a board shows no tokens on "
         "its hexes (photograph a Harmonies board with its tokens)"

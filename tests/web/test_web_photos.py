@@ -29,6 +29,7 @@ from scorepad.games.harmonies import LEGAL_STACKS, board_hexes
 from scorepad.vision import meadow_synth, render3d, synth
 from scorepad.vision.recognize import recognize
 from scorepad.web import db
+from scorepad.web import doubts as doubts_module
 
 #: Photos looked at to find a sheet read with doubts and one read without (the recogniser's
 #: answers change when it is retrained; these tests are about what the app does with them).
@@ -127,6 +128,10 @@ def test_a_sheet_photo_fills_the_editor_and_outlines_the_doubts(
     assert all("item" not in c for c in doc["players"][0]["cells"])  # Ann's sheet untouched
     # Outlined on the board, listed above it least sure first, and counted in the message.
     assert set(doubts(html)) == flagged
+    # Drawn after every other hex, so that no neighbour covers a doubted hex's outline.
+    board = html[html.index('class="board sv"') :]
+    cells = re.findall(r'<g class="cell[^"]*"', board)
+    assert cells[-len(flagged) :] == [c for c in cells if "doubt" in c]
     listed = html.index('id="doubts"')
     assert listed < html.index('class="board sv"')
     assert f"Check the {len(flagged)} outlined cell" in html
@@ -171,6 +176,20 @@ def test_a_sheet_read_badly_says_why_every_cell_is_outlined(
     assert "hard to read, so every cell is outlined" in html
     assert 'class="msg msg-warning"' in html
     assert len(doubts(html)) == len(answer["confidence"])
+
+
+def test_a_photo_with_no_sheet_leaves_the_board_as_it_was(app: Flask, client: FlaskClient) -> None:
+    # A quarter of the sheet left out: the grid made of the rest holds no mountain and is
+    # not outlined all round. It used to replace the player's board, every cell doubted.
+    part = cut_sheet(clear_sheet(), kept=0.75)
+    table_id = sv_table(app, client, clear_sheet(), ["Ann"])
+    send(client, f"/t/{table_id}/photo", sheet(clear_sheet()).jpeg, p="0")
+    before = stored_doc(app, table_id)
+    resp = send(client, f"/t/{table_id}/photo", part, p="0")
+    html = resp.get_data(as_text=True)
+    assert resp.status_code == 422 and 'id="editor"' in html
+    assert "no sheet found in the photo: photograph the whole sheet" in html
+    assert stored_doc(app, table_id) == before
 
 
 def test_another_games_board_is_named_not_read_as_a_sheet(app: Flask, client: FlaskClient) -> None:
@@ -245,6 +264,28 @@ def test_only_the_last_photos_are_kept(app: Flask, client: FlaskClient) -> None:
     assert len(kept) == db.PHOTOS_PER_PLAYER and ids[-1] in kept
 
 
+def test_a_photo_the_undo_history_shows_is_kept(app: Flask, client: FlaskClient) -> None:
+    # Undo back to a reading brings its photo back: it used to be pruned with the oldest,
+    # and the board showed a broken image.
+    table_id = sv_table(app, client, clear_sheet(), ["Ann"])
+    html = send(client, f"/t/{table_id}/photo", sheet(clear_sheet()).jpeg, p="0").get_data(
+        as_text=True
+    )
+    found = re.search(r'<img src="/t/[\w-]+/photos/([\w-]+)"', html)
+    assert found
+    read_from = found.group(1)
+    with app.app_context():
+        later = [db.add_photo(table_id, 0, "image/jpeg", b"x") for _ in range(4)]
+        assert _exists(table_id, read_from)  # the board the history holds was read from it
+        assert not _exists(table_id, later[0])  # shown nowhere, and not among the newest
+        assert all(_exists(table_id, i) for i in later[1:])
+        # A history entry naming a photo since pruned shows none (no broken image).
+        meta = {"photos": {"0": {"id": later[0], "check": []}}}
+        assert doubts_module.evidence_ids(table_id, meta, 1) == [None]
+        meta = {"photos": {"0": {"id": read_from, "check": []}}}
+        assert doubts_module.evidence_ids(table_id, meta, 1) == [read_from]
+
+
 def _exists(table_id: str, photo_id: str) -> bool:
     try:
         db.get_photo(table_id, photo_id)
@@ -300,6 +341,9 @@ def test_too_large_photos_get_a_readable_413(db_url: str) -> None:
     assert resp.status_code == 413 and "photo is too large: up to 3 MB" in resp.get_data(
         as_text=True
     )
+    # Said beside the photo button, not in the banner a screen's scroll away.
+    assert resp.headers["HX-Retarget"] == "#photo-message"
+    assert 'id="photo-message"' in client.get(f"/t/{table_id}").get_data(as_text=True)
     # A photo-sized upload elsewhere still meets the board-file limit.
     big = {"file": (io.BytesIO(b" " * 2_100_000), "big.json")}
     assert client.post("/import", data=big, content_type="multipart/form-data").status_code == 413
@@ -316,6 +360,7 @@ def test_a_stale_page_does_not_overwrite_a_newer_sheet(app: Flask, client: Flask
     before = stored_doc(app, table_id)
     resp = send(client, f"/t/{table_id}/photo", sheet(clear_sheet()).jpeg, p="0", v=seen.group(1))
     assert resp.status_code == 409 and stored_doc(app, table_id) == before
+    assert "The board changed while the photo was being read" in resp.get_data(as_text=True)
 
 
 def test_a_finished_table_takes_no_photo(app: Flask, client: FlaskClient) -> None:
@@ -370,12 +415,13 @@ def test_a_layout_is_read_from_a_photo(app: Flask, client: FlaskClient) -> None:
     assert "This layout is complete" in html
 
 
-def cut_sheet(index: int) -> bytes:
-    """The sheet photo with its lower quarter left out: its hex grid is not a sheet's, and
-    the recogniser doubts the whole sheet."""
+def cut_sheet(index: int, kept: float = 0.8) -> bytes:
+    """The sheet photo with its lower part left out (``kept``: the share left in): its hex
+    grid is not a sheet's, and the recogniser doubts the whole sheet (or, with a quarter
+    left out, finds no mountain on the grid it makes of the rest, and refuses it)."""
     shot = sheet(index)
     whole = Image.open(io.BytesIO(shot.jpeg))
-    cut_at = shot.corners[:, 1].min() + 0.75 * np.ptp(shot.corners[:, 1])
+    cut_at = shot.corners[:, 1].min() + kept * np.ptp(shot.corners[:, 1])
     part = io.BytesIO()
     whole.crop((0, 0, whole.width, int(cut_at))).save(part, "JPEG", quality=90)
     return part.getvalue()

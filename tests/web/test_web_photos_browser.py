@@ -13,7 +13,7 @@ import pytest
 pytest.importorskip("cv2", reason="the vision extra is not installed")
 
 from test_web_browser import pick, scores, start_table
-from test_web_photos import doubtful_sheet, sheet, sheet_layout
+from test_web_photos import clear_sheet, doubtful_sheet, reading, sheet, sheet_layout
 
 from scorepad import games
 from scorepad.web import db
@@ -67,3 +67,33 @@ def test_photograph_a_sheet_check_the_doubts_and_score(page: Any, live_server: A
     game = games.get("sunflower-valley")
     want = game.score(game.parse(doc)).players[0].total
     assert scores(page)["Total"]["Ann"] == str(want)
+
+
+def test_a_tap_while_the_photo_is_read_waits_for_it(page: Any, live_server: Any) -> None:
+    # The tap used to be answered first: its editor replaced the photo form, and the
+    # reading's answer was dropped unseen (the board stayed as it was).
+    with live_server.app.app_context():
+        layout_id = db.create_layout("sunflower-valley", "Sheet C", sheet_layout(clear_sheet()))
+    start_table(page, "sunflower-valley", ["Ann"], layout=f"db:{layout_id}")
+    pick(page, "house")
+    cell = page.locator("#editor .cell:not(.mountain)").first
+    q, r = cell.get_attribute("data-q"), cell.get_attribute("data-r")
+    page.set_input_files(
+        "#editor input[name=photo]",
+        files=[
+            {"name": "sheet.jpg", "mimeType": "image/jpeg", "buffer": sheet(clear_sheet()).jpeg}
+        ],
+    )
+    cell.click()  # while "Reading the photo…" shows
+    page.wait_for_selector("#evidence", timeout=60_000)
+    page.wait_for_function(
+        f"document.querySelector(\"#editor .cell[data-q='{q}'][data-r='{r}']\")"
+        ".dataset.item === 'house'"
+    )
+    with live_server.app.app_context():
+        cells = db.get_table(page.url.rsplit("/", 1)[1]).doc["players"][0]["cells"]
+    # The photo's reading, then the tap on it: a house on that hex.
+    want = {(c["q"], c["r"]): c for c in reading(clear_sheet())["player"]["cells"]}
+    tapped = (int(q or 0), int(r or 0))
+    want[tapped] = {k: v for k, v in want[tapped].items() if k != "sides"} | {"item": "house"}
+    assert {(c["q"], c["r"]): c for c in cells} == want

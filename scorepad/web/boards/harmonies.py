@@ -253,12 +253,13 @@ def board(
         (h.q, h.r): _cell_label(w, h, c.get("stack", []), bool(c.get("cube")))
         for h, c in zip(hexes, sheet["cells"], strict=True)
     }
+    doubtful = doubts.flagged(meta, player)
     return {
-        "doubtful": doubts.flagged(meta, player),
+        "doubtful": doubtful,
         "doubts": doubts.listed(meta, player, labels),
         "cycle": CYCLE,
         "canvas": cv,
-        "cells": cells,
+        "cells": sorted(cells, key=lambda c: (c["q"], c["r"]) in doubtful),  # doubted on top
         "why": why,
         "marked": evidence(details, highlight),
         "sheet": sheet,

@@ -283,7 +283,7 @@ def render_cells(
 ) -> Markup:
     """The sheet's hexes as SVG, built here rather than in Jinja: a tap re-renders them all."""
     out = []
-    for c in cells:
+    for c in sorted(cells, key=lambda c: (c["q"], c["r"]) in doubtful):  # doubted on top
         q, r, x, y = c["q"], c["r"], c["x"], c["y"]
         classes = "cell" + (" mountain" if c["mountain"] else "")
         classes += " marked" if (q, r) in marked else ""

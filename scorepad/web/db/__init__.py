@@ -32,11 +32,13 @@ from scorepad.web.db.layout_store import (
 )
 from scorepad.web.db.limits import refund, take
 from scorepad.web.db.photo_store import (
+    PHOTOS_IN_HISTORY,
     PHOTOS_PER_PLAYER,
     StoredPhoto,
     add_photo,
     delete_photo,
     get_photo,
+    photo_ids,
 )
 from scorepad.web.db.schema import (
     CODE_ALPHABET,
@@ -86,6 +88,7 @@ __all__ = [
     "CODE_LENGTH",
     "HISTORY_LIMIT",
     "ID_LENGTH",
+    "PHOTOS_IN_HISTORY",
     "PHOTOS_PER_PLAYER",
     "Conflict",
     "Member",
@@ -126,6 +129,7 @@ __all__ = [
     "new_join_code",
     "new_table_id",
     "normal_code",
+    "photo_ids",
     "photos",
     "rate_limits",
     "reading",
