@@ -108,6 +108,14 @@ def checks(found: Mapping[str, Any]) -> list[list[int]]:
     return [[c["q"], c["r"]] if "q" in c else [c["row"], c["col"]] for c in flagged]
 
 
+def board_checks(found: Mapping[str, Any]) -> list[list[int]]:
+    """:func:`checks` for a player's board: without the mountains of a Sunflower Valley
+    sheet, which the table's layout fixes and no tap can change (outlined, a tap on one
+    was refused and the outline stayed)."""
+    fixed = {(c["q"], c["r"]) for c in found["player"].get("cells", []) if c.get("mountain")}
+    return [c for c in checks(found) if (c[0], c[1]) not in fixed]
+
+
 def evidence(data: bytes) -> bytes:
     """The photo made small enough to keep: upright (EXIF), at most EVIDENCE_SIDE, JPEG.
 
@@ -144,7 +152,7 @@ def board_photo(table_id: str) -> Response:
     except access.Forbidden as err:
         return render_editor(stored, player, str(err), 403, rights=found)
     seen = request.form.get("v")
-    check = checks(result)
+    check = board_checks(result)
 
     def apply(current: db.StoredTable) -> tuple[dict[str, Any], dict[str, Any]]:
         if seen and seen != sheet_tag(current.doc, player):
@@ -321,6 +329,18 @@ def layout_photo(layout_id: str) -> Response:
         stored = db.edit_layout(layout_id, replace_layout)
     except EditRefused as err:
         return render_layout(db.get_layout(layout_id), str(err), 422)
-    message = " ".join(filter(None, [read_message(len(check)), doubted]))
+    # A layout read but not as a side is printed (a Spring Meadow side with tiles on it:
+    # 7 burrows of 11) is listed under the board; the message says so, in amber.
+    unfinished = bool(board_kit.layout_problems(found["layout"]))
+    hint = (
+        gettext(
+            "The layout read is not finished (see under the board): photograph the whole "
+            "sheet or board side with nothing on it, before play."
+        )
+        if unfinished
+        else ""
+    )
+    message = " ".join(filter(None, [read_message(len(check)), doubted, hint]))
     flagged = {(a, b) for a, b in check}
-    return render_layout(stored, message, flagged=flagged, kind="warning" if doubted else "info")
+    kind = "warning" if doubted or unfinished else "info"
+    return render_layout(stored, message, flagged=flagged, kind=kind)

@@ -134,6 +134,9 @@ def test_a_sheet_photo_fills_the_editor_and_outlines_the_doubts(
     assert cells[-len(flagged) :] == [c for c in cells if "doubt" in c]
     listed = html.index('id="doubts"')
     assert listed < html.index('class="board sv"')
+    # Each "Right" names its cell to a screen reader, not just "Right".
+    assert re.search(r'<span id="doubt-1">[^<]+</span>', html)
+    assert html.count('aria-describedby="doubt-1"') == 1
     assert f"Check the {len(flagged)} outlined cell" in html
     assert "printed differently" not in html  # the table's layout is the sheet's own
     assert 'class="msg msg-info"' in html
@@ -175,7 +178,10 @@ def test_a_sheet_read_badly_says_why_every_cell_is_outlined(
     html = send(client, f"/t/{table_id}/photo", part, p="0").get_data(as_text=True)
     assert "hard to read, so every cell is outlined" in html
     assert 'class="msg msg-warning"' in html
-    assert len(doubts(html)) == len(answer["confidence"])
+    # Every cell but the mountains, which the table's layout fixes (no tap changes one).
+    mountains = {(c["q"], c["r"]) for c in answer["player"]["cells"] if c.get("mountain")}
+    assert len(mountains) == 5
+    assert set(doubts(html)) == {(c["q"], c["r"]) for c in answer["confidence"]} - mountains
 
 
 def test_a_photo_with_no_sheet_leaves_the_board_as_it_was(app: Flask, client: FlaskClient) -> None:
@@ -615,3 +621,18 @@ def test_a_burrow_layout_is_read_from_a_photo_of_an_empty_side(
         (r, c) for r, row in enumerate(stored.data["rows"]) for c, x in enumerate(row) if x == "o"
     }
     assert burrows == set(shot.state.burrows)
+    assert "not finished" not in html and 'class="msg msg-info"' in html
+
+
+def test_a_burrow_layout_read_with_tiles_on_the_side_says_it_is_unfinished(
+    app: Flask, client: FlaskClient
+) -> None:
+    # Tiles hide burrows: the layout read has fewer than a side's 11. It used to come back
+    # in green, "Photo read", with only the list under the board saying so.
+    shots = (meadow_synth.sample(meadow_synth.VALIDATION, i, megapixels=2.0) for i in range(40))
+    shot = next(s for s in shots if sum(row.count("o") for row in s.state.codes()) < 6)
+    resp = client.post("/layouts", data={"game": "spring-meadow", "name": "Side T"})
+    layout_id = resp.headers["Location"].rsplit("/", 1)[1]
+    html = send(client, f"/layouts/{layout_id}/photo", shot.jpeg).get_data(as_text=True)
+    assert "Photo read" in html and "The layout read is not finished" in html
+    assert 'class="msg msg-warning"' in html and 'id="layout-problems"' in html
