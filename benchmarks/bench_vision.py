@@ -73,7 +73,9 @@ def accuracy(count: int, with_layout: bool) -> tuple[synth.Grade, int, int, int,
             result = recognize(path.read_bytes(), layout=layout)
         except PhotoError:
             empty = {"player": {"cells": []}, "confidence": []}
-            total.add(synth.grade(empty, t, with_layout))
+            refused = synth.grade(empty, t, with_layout)
+            refused.silent = 0  # every cell wrong, but the player is told (as for boards)
+            total.add(refused)
             continue
         finally:
             seconds.append(time.perf_counter() - start)

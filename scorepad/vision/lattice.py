@@ -681,8 +681,8 @@ def find_grid(
     the grid that looks most like a sheet is kept. ``fits`` (the hexes of a known layout)
     makes a grid taken at once only when it fits, and one that fits preferred to any that
     does not. ``edges``: the sheet's :func:`outline_map`, when the caller has it already.
-    Past the ``deadline`` (of ``time.thread_time``) no further reading is tried once there
-    is a grid."""
+    Past the ``deadline`` no further reading is tried once the best grid is one that
+    cannot be a sheet's (:func:`past_budget`)."""
     h, _w = sheet.shape[:2]
     edges = outline_map(sheet) if edges is None else edges
     top, bottom = int(h * GRID_TOP), int(h * GRID_BOTTOM)
@@ -691,7 +691,7 @@ def find_grid(
     best: tuple[tuple[bool, float], Grid] | None = None
     ab = None  # the sheet's Lab a and b, for the corners' grids (computed when needed)
     for orientation, size, theta in lattice_candidates(region, LATTICE_TRIES):
-        if best is not None and time.thread_time() > deadline:
+        if best is not None and past_budget(deadline, best[1]):
             break
         first = fit(region, orientation, size, theta)
         moved = np.array([[1, 0, 0], [0, 1, top], [0, 0, 1.0]]) @ first.homography
@@ -715,6 +715,15 @@ def find_grid(
     if best is None:
         raise PhotoError("no hex grid found on the sheet")
     return best[1]
+
+
+def past_budget(deadline: float, grid: Grid) -> bool:
+    """Whether the grid search may stop with ``grid`` in hand: past the ``deadline`` (of
+    ``time.thread_time``), and ``grid`` has over twice a sheet's hexes, the lattice of a
+    picture's fine texture rather than of a sheet (photos of a cat: 120-150 hexes, each
+    such lattice refined in turn, 20-40 s in all). A sheet's own search is never cut
+    short: a budget that cut every search lost a right grid that came late."""
+    return len(grid.cells) > 2 * SHEET_HEXES and time.thread_time() > deadline
 
 
 def describe(grid: Grid) -> dict[str, Any]:

@@ -38,6 +38,7 @@ from scorepad.vision.lattice import (
     find_grid,
     normal_map,
     outline_map,
+    past_budget,
     ranked,
 )
 from scorepad.vision.sheet import (
@@ -68,11 +69,11 @@ FEW_SUPERS = 0.2
 NO_SUPER_SEEN = 0.8
 WELL_OUTLINED = WELL_FOUND  # mean outline support below which a grid is doubted
 #: CPU seconds of the grid search after which no more outline or lattice reading is tried
-#: once a grid is in hand. An ordinary sheet's search takes well under a second; a picture
-#: that is no sheet took up to 40 s (its fine texture gives lattices of 120-150 hexes,
-#: each refined in turn), holding a server thread all that time. The nine hardest grids of
-#: the VALIDATION surveys (267, 570, 1198, 2824, 3312, 5980, 6098, 6125, 210; 1.2-7.5 s
-#: unbounded) read the same to the cell and the flag with it, with and without a layout.
+#: once the best grid in hand has over twice a sheet's hexes (``lattice.past_budget``). A
+#: picture that is no sheet took up to 40 s (its fine texture gives lattices of 120-150
+#: hexes, each refined in turn), holding a server thread all that time; about 7 s now. A
+#: first version stopped every search past 4 s and lost a right grid that came late on a
+#: slow test sheet (docs/vision.md, step 11): a sheet's own search is not cut short.
 LOCATE_SECONDS = 4.0
 NO_SHEET = "no sheet found in the photo: photograph the whole sheet, flat, on a darker table"
 
@@ -229,14 +230,14 @@ def locate(photo: np.ndarray, fits: Callable[[Grid], bool] | None = None) -> tup
     paper's regions settles it, outlines on the photo's straight edges are tried too
     (:func:`edge_sheets`), and one is taken only when its grid settles it. After
     ``LOCATE_SECONDS`` of the thread's CPU, no more outline or lattice reading is tried
-    once a grid is in hand."""
+    once the best grid is one no sheet has (``lattice.past_budget``)."""
     problem = NO_SHEET
     best: tuple[tuple[bool, float], Rectified, Grid] | None = None
     deadline = time.thread_time() + LOCATE_SECONDS
     for regions, limit in ((True, MAX_GRIDS), (False, EDGE_SHEETS)):
         tried = 0
         for quad in candidate_outlines(photo) if regions else edge_sheets(photo):
-            if tried == limit or (best is not None and time.thread_time() > deadline):
+            if tried == limit or (best is not None and past_budget(deadline, best[2])):
                 break  # enough tries: keep the latency bounded
             try:
                 rectified = rectify(photo, quad)
