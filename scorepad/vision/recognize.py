@@ -449,6 +449,8 @@ def shows_sheet(photo: np.ndarray) -> bool:
         rectified, grid = locate(photo)
     except PhotoError:
         return False
+    if len(grid.cells) != FULL_SHEET or grid.mean_support < WELL_OUTLINED:
+        return False  # no sheet, whatever its hexes hold: spare reading them (a cat: 4 s)
     return looks_like_sheet(read(photo, rectified, grid), grid.mean_support)
 
 
