@@ -138,6 +138,7 @@ def test_a_sheet_photo_fills_the_editor_and_outlines_the_doubts(
     assert re.search(r'<span id="doubt-1">[^<]+</span>', html)
     assert html.count('aria-describedby="doubt-1"') == 1
     assert f"Check the {len(flagged)} outlined cell" in html
+    assert "to check against the paper" in html  # a sheet is paper
     assert "printed differently" not in html  # the table's layout is the sheet's own
     assert 'class="msg msg-info"' in html
     assert "hard to read" not in html and "sheet_doubted" not in want
@@ -483,6 +484,7 @@ def test_a_harmonies_board_photo_and_the_other_height_button(
     flagged = [(c["q"], c["r"]) for c in want["confidence"] if c["flagged"]]
     assert set(doubts(html)) == set(flagged) and 'class="board hm"' in html
     assert html.count("Other height") == len(flagged)
+    assert "check against the board on the table" in html and "the paper" not in html
     # "Other height" cycles through the legal stacks with the same top and keeps the doubt.
     at = next((h for h in flagged if cell_at(doc, h)["stack"]), None)
     if at is None:  # every doubt is an empty hex: cycle a token-bearing hex instead
