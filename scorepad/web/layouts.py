@@ -99,6 +99,8 @@ def render_layout(
         message=message,
         message_kind="error" if status >= 400 else kind,
         photos=reads_photos(board_kit),
+        # Layouts have no undo: a photo read over one painted or read before asks first.
+        blank=stored.data == board_kit.blank_layout(stored.name, None),
     )
 
 

@@ -635,6 +635,9 @@ def test_a_burrow_layout_read_with_tiles_on_the_side_says_it_is_unfinished(
     shot = next(s for s in shots if sum(row.count("o") for row in s.state.codes()) < 6)
     resp = client.post("/layouts", data={"game": "spring-meadow", "name": "Side T"})
     layout_id = resp.headers["Location"].rsplit("/", 1)[1]
+    assert "Replace this layout" not in client.get(f"/layouts/{layout_id}").get_data(as_text=True)
     html = send(client, f"/layouts/{layout_id}/photo", shot.jpeg).get_data(as_text=True)
     assert "Photo read" in html and "The layout read is not finished" in html
     assert 'class="msg msg-warning"' in html and 'id="layout-problems"' in html
+    # Read once, the layout is no longer blank: another photo asks first (no undo here).
+    assert 'hx-confirm="Replace this layout with the one in the photo?' in html
