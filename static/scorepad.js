@@ -84,7 +84,11 @@
     waiting += 1;
     chain = chain.then(function () { return attempt(values, 0); })
       .catch(function () { return null; })
-      .then(function () { waiting -= 1; netStatus(); });
+      .then(function () {
+        waiting -= 1;
+        netStatus();
+        if (!waiting) { photoMessage = null; }
+      });
   }
   window.scorepadTap = send;
   /* live.js queues board refreshes behind the taps, so they never overtake one. */
@@ -94,12 +98,17 @@
 
   /* A photo being read holds the chain: a tap (or a live refresh) answered meanwhile would
    * replace the editor and the photo form in it, and the reading's answer would be dropped
-   * unseen. Taps made while it is read are sent after its answer, on the board it read. */
-  var photoForm = null;   /* the editor's photo form whose request holds the chain */
-  var photoRead = null;   /* ends the hold */
+   * unseen. Taps made while it is read are sent after its answer, on the board it read, and
+   * the photo's message (read, refused, a layout warning) stays up through their answers. */
+  var photoForm = null;     /* the editor's photo form whose request holds the chain */
+  var photoRead = null;     /* ends the hold */
+  var photoMessage = null;  /* the photo's message, while taps made during it are answered */
   document.addEventListener("htmx:beforeRequest", function (e) {
     var form = e.detail.elt;
-    if (photoRead || !form.matches || !form.matches("#editor .photo-form")) { return; }
+    if (!form.matches || !form.matches(".photo-form")) { return; }
+    var said = document.getElementById("photo-message");
+    if (said) { said.innerHTML = ""; }
+    if (photoRead || !form.matches("#editor .photo-form")) { return; }
     photoForm = form;
     var hold = new Promise(function (resolve) { photoRead = resolve; });
     chain = chain.then(function () { return hold; });
@@ -113,16 +122,40 @@
     photoRead = null;
     photoForm = null;
     var msg = document.getElementById("editor-message");
+    photoMessage = waiting && msg ? msg.cloneNode(true) : null;
     if (msg && msg.scrollIntoView) { msg.scrollIntoView({ block: "nearest" }); }
     done();
   }
   document.addEventListener("htmx:afterRequest", photoAnswered);
   document.addEventListener("htmx:sendError", photoAnswered);
-  /* A photo form still on the page after its answer (a refusal swapped in elsewhere, a
-   * layout screen) is emptied, so that picking the same file again sends it again. */
+  document.addEventListener("htmx:afterSettle", function () {
+    var ed = editor();
+    if (!photoMessage || !ed || document.getElementById("editor-message")) { return; }
+    var live = document.getElementById("live");
+    var copy = photoMessage.cloneNode(true);
+    if (live && live.parentNode === ed) { live.after(copy); } else { ed.prepend(copy); }
+  });
+  /* A photo form still on the page after its answer (a 413 said beside it, a layout
+   * screen) is emptied, so that picking the same file again sends it again; a message
+   * said beside it is scrolled into view, and the editor's older message goes. */
   document.addEventListener("htmx:afterRequest", function (e) {
     var form = e.detail.elt;
-    if (form && form.matches && form.matches(".photo-form") && form.isConnected) { form.reset(); }
+    if (!form || !form.matches || !form.matches(".photo-form") || !form.isConnected) { return; }
+    form.reset();
+    var said = document.getElementById("photo-message");
+    if (said && said.textContent.trim()) {
+      var old = document.getElementById("editor-message");
+      if (old) { old.remove(); }
+      if (said.scrollIntoView) { said.scrollIntoView({ block: "nearest" }); }
+    }
+  });
+  /* A question before the photo is sent (data-confirm: reading a layout over one that is
+   * not blank); answered no, the file is let go, so that it can be chosen again. */
+  document.addEventListener("htmx:confirm", function (e) {
+    var form = e.detail.elt;
+    if (!form.matches || !form.matches(".photo-form[data-confirm]")) { return; }
+    e.preventDefault();
+    if (window.confirm(form.dataset.confirm)) { e.detail.issueRequest(true); } else { form.reset(); }
   });
 
   function cellValues(el) {

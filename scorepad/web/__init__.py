@@ -162,7 +162,7 @@ def _register_errors(app: Flask) -> None:
             limit = request.max_content_length or 0
             message = _("The photo is too large: up to %(mb)s MB.", mb=limit // (1024 * 1024))
             # Beside the photo button (the banner is a screen's scroll away on a phone).
-            return error_page(413, _("Too large"), message, place="#photo-message")
+            return error_page(413, _("Not sent"), message, place="#photo-message")
         return error_page(
             413, _("Too large"), _("The file is too large: a board file is under 2 MB.")
         )

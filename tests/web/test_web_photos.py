@@ -640,4 +640,4 @@ def test_a_burrow_layout_read_with_tiles_on_the_side_says_it_is_unfinished(
     assert "Photo read" in html and "The layout read is not finished" in html
     assert 'class="msg msg-warning"' in html and 'id="layout-problems"' in html
     # Read once, the layout is no longer blank: another photo asks first (no undo here).
-    assert 'hx-confirm="Replace this layout with the one in the photo?' in html
+    assert 'data-confirm="Replace this layout with the one in the photo?' in html

@@ -90,6 +90,8 @@ def test_a_tap_while_the_photo_is_read_waits_for_it(page: Any, live_server: Any)
         f"document.querySelector(\"#editor .cell[data-q='{q}'][data-r='{r}']\")"
         ".dataset.item === 'house'"
     )
+    # The photo's message stays up through the tap's answer (it redrew the editor).
+    assert "Photo read" in page.inner_text("#editor-message")
     with live_server.app.app_context():
         cells = db.get_table(page.url.rsplit("/", 1)[1]).doc["players"][0]["cells"]
     # The photo's reading, then the tap on it: a house on that hex.
@@ -97,3 +99,25 @@ def test_a_tap_while_the_photo_is_read_waits_for_it(page: Any, live_server: Any)
     tapped = (int(q or 0), int(r or 0))
     want[tapped] = {k: v for k, v in want[tapped].items() if k != "sides"} | {"item": "house"}
     assert {(c["q"], c["r"]): c for c in cells} == want
+
+
+def test_a_photo_over_a_layout_asks_first_and_no_lets_the_file_go(
+    page: Any, live_server: Any
+) -> None:
+    with live_server.app.app_context():
+        layout_id = db.create_layout("sunflower-valley", "Sheet D", sheet_layout(clear_sheet()))
+    page.goto(f"{page.base}/layouts/{layout_id}")
+    asked: list[str] = []
+    sent: list[str] = []
+    page.on("request", lambda r: sent.append(r.url) if r.url.endswith("/photo") else None)
+
+    def answer(dialog: Any) -> None:
+        asked.append(dialog.message)
+        dialog.dismiss()
+
+    page.on("dialog", answer)
+    photo = [{"name": "sheet.jpg", "mimeType": "image/jpeg", "buffer": sheet(clear_sheet()).jpeg}]
+    page.set_input_files("#editor input[name=photo]", files=photo)
+    page.wait_for_function("document.querySelector('#editor input[name=photo]').value === ''")
+    assert asked and "Replace this layout" in asked[0]
+    assert not sent  # answered no: nothing sent, and the same file can be chosen again
