@@ -121,7 +121,9 @@
     var done = photoRead;
     photoRead = null;
     photoForm = null;
-    var msg = document.getElementById("editor-message");
+    var said = document.getElementById("photo-message");
+    /* A refusal said beside the button (413) leaves the editor's message an old one. */
+    var msg = said && said.textContent.trim() ? null : document.getElementById("editor-message");
     photoMessage = waiting && msg ? msg.cloneNode(true) : null;
     if (msg && msg.scrollIntoView) { msg.scrollIntoView({ block: "nearest" }); }
     done();
