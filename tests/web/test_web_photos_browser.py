@@ -121,3 +121,9 @@ def test_a_photo_over_a_layout_asks_first_and_no_lets_the_file_go(
     page.wait_for_function("document.querySelector('#editor input[name=photo]').value === ''")
     assert asked and "Replace this layout" in asked[0]
     assert not sent  # answered no: nothing sent, and the same file can be chosen again
+    # Answered yes, the same file is sent and read.
+    page.remove_listener("dialog", answer)
+    page.on("dialog", lambda dialog: dialog.accept())
+    page.set_input_files("#editor input[name=photo]", files=photo)
+    page.wait_for_selector("#editor-message", timeout=60_000)
+    assert sent and "Photo read" in page.inner_text("#editor-message")
