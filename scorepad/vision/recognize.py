@@ -402,11 +402,13 @@ def looks_like_sheet(readings: list[Reading], outline_support: float) -> bool:
     """Whether the hexes read are a whole sheet as printed: 30 hexes, 5 of them mountains,
     outlined (nearly) all round on average (:func:`doubt_odd_sheets`)."""
     mountains = sum(r.mountain for r in readings)
-    return (
-        len(readings) == FULL_SHEET
-        and mountains == SHEET_MOUNTAINS
-        and outline_support >= WELL_OUTLINED
-    )
+    return sheet_shaped(len(readings), outline_support) and mountains == SHEET_MOUNTAINS
+
+
+def sheet_shaped(hexes: int, outline_support: float) -> bool:
+    """The grid's part of :func:`looks_like_sheet`: a sheet's 30 hexes, outlined (nearly)
+    all round on average; known before the hexes are read."""
+    return hexes == FULL_SHEET and outline_support >= WELL_OUTLINED
 
 
 def refuse_no_sheet(readings: list[Reading], outline_support: float) -> None:
@@ -449,7 +451,7 @@ def shows_sheet(photo: np.ndarray) -> bool:
         rectified, grid = locate(photo)
     except PhotoError:
         return False
-    if len(grid.cells) != FULL_SHEET or grid.mean_support < WELL_OUTLINED:
+    if not sheet_shaped(len(grid.cells), grid.mean_support):
         return False  # no sheet, whatever its hexes hold: spare reading them (a cat: 4 s)
     return looks_like_sheet(read(photo, rectified, grid), grid.mean_support)
 

@@ -7,7 +7,7 @@ redo, and are the same on every phone. A tap on a doubtful cell marks it checked
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from scorepad.web import db
@@ -19,10 +19,13 @@ def photo_of(meta: Mapping[str, Any], player: int) -> dict[str, Any]:
     return dict(found) if isinstance(found, Mapping) else {}
 
 
-def evidence_ids(table_id: str, meta: Mapping[str, Any], players: int) -> list[str | None]:
-    """Per player, the id of the photo shown beside the board, None when there is none or it
-    is no longer kept (an undo far back: ``db.PHOTOS_IN_HISTORY``)."""
-    ids = [photo_of(meta, i).get("id") for i in range(players)]
+def evidence_ids(
+    table_id: str, meta: Mapping[str, Any], players: Iterable[int]
+) -> list[str | None]:
+    """Per player asked for, the id of the photo shown beside the board, None when there is
+    none or it is no longer kept (an undo far back: ``db.PHOTOS_IN_HISTORY``). The store is
+    asked only when one of them has a photo."""
+    ids = [photo_of(meta, i).get("id") for i in players]
     kept = db.photo_ids(table_id) if any(ids) else frozenset()
     return [i if i in kept else None for i in ids]
 

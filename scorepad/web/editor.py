@@ -96,7 +96,7 @@ def editor_context(
         "photos": reads_photos(board_kit),
         "photo": {
             **doubts.photo_of(stored.meta, player),
-            "id": doubts.evidence_ids(stored.id, stored.meta, len(stored.doc["players"]))[player],
+            "id": doubts.evidence_ids(stored.id, stored.meta, [player])[0],  # on every tap
         },
     }
 

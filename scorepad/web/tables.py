@@ -153,7 +153,7 @@ def results_context(stored: db.StoredTable) -> dict[str, Any]:
     ctx = boards_context(stored)
     return {
         **ctx,
-        "photos": doubts.evidence_ids(stored.id, stored.meta, len(ctx["boards"])),
+        "photos": doubts.evidence_ids(stored.id, stored.meta, range(len(ctx["boards"]))),
         "rights": access.rights(stored),
         "recap": recap(ctx["result"]) if ctx["result"] else "",
     }

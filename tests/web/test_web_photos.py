@@ -288,9 +288,9 @@ def test_a_photo_the_undo_history_shows_is_kept(app: Flask, client: FlaskClient)
         assert all(_exists(table_id, i) for i in later[1:])
         # A history entry naming a photo since pruned shows none (no broken image).
         meta = {"photos": {"0": {"id": later[0], "check": []}}}
-        assert doubts_module.evidence_ids(table_id, meta, 1) == [None]
+        assert doubts_module.evidence_ids(table_id, meta, [0]) == [None]
         meta = {"photos": {"0": {"id": read_from, "check": []}}}
-        assert doubts_module.evidence_ids(table_id, meta, 1) == [read_from]
+        assert doubts_module.evidence_ids(table_id, meta, [0]) == [read_from]
 
 
 def _exists(table_id: str, photo_id: str) -> bool:
