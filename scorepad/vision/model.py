@@ -189,6 +189,10 @@ class SymbolModel:
     #: (``cells.family_maps``, the network's input as it is) and ``cells.family_features``;
     #: two logits (sunflower, super).
     family_net: InkNet | None = None
+    #: How much the residents tally is doubted (``recognize.settle_by_tally``): the weight
+    #: of "the tally says nothing" against "the sunflowers make up its count", fitted on
+    #: validation photos. None: the tally is not used.
+    tally_slip: float | None = None
 
     def family_probability(self, maps: np.ndarray, features: np.ndarray) -> np.ndarray | None:
         """P(super sunflower) from the family network for one sheet's sunflower-like hexes;
@@ -269,6 +273,8 @@ class SymbolModel:
             arrays["trust"] = np.concatenate([self.trust_w, [self.trust_b]]).astype(np.float64)
         if self.split_w is not None:
             arrays["split"] = np.concatenate([self.split_w, [self.split_b]]).astype(np.float64)
+        if self.tally_slip is not None:
+            arrays["tally_slip"] = np.array([self.tally_slip])
         if self.net is not None:
             arrays.update(self.net.arrays())
             arrays["net_weight"] = np.array([self.net_weight])
@@ -311,6 +317,7 @@ class SymbolModel:
                 net_weight=float(z["net_weight"][0]) if "net_weight" in z.files else 0.5,
                 rails=Perceptron.from_arrays(z, "rails"),
                 family_net=InkNet.from_arrays(z, "family"),
+                tally_slip=float(z["tally_slip"][0]) if "tally_slip" in z.files else None,
             )
 
 

@@ -50,6 +50,7 @@ from scorepad.vision.sheet import (
     turned,
     upside_down,
 )
+from scorepad.vision.tally import read_tally, settle_split
 
 SUPPORTED = ("sunflower-valley", "harmonies", "spring-meadow")
 WORK_SIDE = 2000  # long side of the decoded photo we work on
@@ -75,6 +76,10 @@ WELL_OUTLINED = WELL_FOUND  # mean outline support below which a grid is doubted
 #: first version stopped every search past 4 s and lost a right grid that came late on a
 #: slow test sheet (docs/vision.md, step 11): a sheet's own search is not cut short.
 LOCATE_SECONDS = 4.0
+#: The tally's count goes into the result when it beats every other count by this margin
+#: (in ticks, ``tally.count_ticks``): VALIDATION photos 3000-3299, 1 % of the tallies read
+#: right fell below 0.32, as did 2 of the 5 read wrong.
+TALLY_SURE = 0.25
 NO_SHEET = "no sheet found in the photo: photograph the whole sheet, flat, on a darker table"
 
 
@@ -115,6 +120,9 @@ class Recognition:
     #: With a layout and a trusted grid: hexes the layout prints otherwise than the photo
     #: shows (:func:`layout_differences`); None otherwise.
     layout_differences: int | None = None
+    #: The residents ticked on the sheet's tally, when plainly read (``TALLY_SURE``); left
+    #: out of the result of a sheet doubted as a whole.
+    residents: int | None = None
 
     def to_json(self, game: str = "sunflower-valley") -> dict[str, Any]:
         ordered = sorted(self.readings, key=lambda r: (r.hex.q, r.hex.r))
@@ -132,9 +140,12 @@ class Recognition:
             ],
             "seconds": round(self.seconds, 3),
         }
+        doubted = any("sheet" in r.parts for r in self.readings)  # doubt_all
+        if self.residents is not None and not doubted:  # the board file's own field
+            out["player"]["residents"] = self.residents
         if self.layout_differences is not None:  # an extension of the shared contract
             out["layout_differences"] = self.layout_differences
-        if any("sheet" in r.parts for r in self.readings):  # so is this (doubt_all)
+        if doubted:  # so is this
             out["sheet_doubted"] = True
         return out
 
@@ -198,7 +209,8 @@ def analyse(
     parsed = sv.parse_layout(dict(layout)) if layout is not None else None
     photo = decode(image_bytes, WORK_SIDE)
     rectified, grid = locate(photo, None if parsed is None else layout_shape(parsed))
-    readings = read(photo, rectified, grid)
+    tally = read_tally(rectified.image)
+    readings = read(photo, rectified, grid, tally.count)
     if not looks_like_sheet(readings, grid.mean_support):
         refuse_other_boards(photo, sv.NAME)
         refuse_no_sheet(readings, grid.mean_support)
@@ -219,6 +231,7 @@ def analyse(
         seconds=time.perf_counter() - start,
         flag_below=model.flag_below,
         layout_differences=differences,
+        residents=tally.count if tally.margin >= TALLY_SURE else None,
     )
 
 
@@ -326,8 +339,12 @@ def trim(grid: Grid) -> Grid:
     )
 
 
-def read(photo: np.ndarray, rectified: Rectified, grid: Grid) -> list[Reading]:
-    """Mountain, area, item and rail sides of every hex, each with its probability."""
+def read(
+    photo: np.ndarray, rectified: Rectified, grid: Grid, ticked: int | None = None
+) -> list[Reading]:
+    """Mountain, area, item and rail sides of every hex, each with its probability; with
+    the residents ``ticked`` on the sheet's tally, the split between sunflowers and super
+    sunflowers settled by it (``tally.settle_split``)."""
     orientation = grid.lattice.orientation
     found = cellread.read_cells(photo, rectified.to_photo, rectified.image, grid)
     model = symbols.load()
@@ -336,6 +353,7 @@ def read(photo: np.ndarray, rectified: Rectified, grid: Grid) -> list[Reading]:
     feats = cellread.sheet_features(inks, fills, orientation)
     side = symbols.net_side(np.array(fills), np.full(len(found), orientation is Orientation.POINTY))
     probs = resolve_super(model, model.probabilities(feats, np.array(inks), side), inks)
+    probs, drawn = settle_split(probs, ticked, model.tally_slip)
     mountain_col = symbols.CLASSES.index("mountain")
     mountain_p = probs[:, mountain_col]
     mountains = mountain_p >= 0.5
@@ -352,7 +370,7 @@ def read(photo: np.ndarray, rectified: Rectified, grid: Grid) -> list[Reading]:
     best_items = items_only.argmax(axis=1)
     supers = int((best_items == symbols.CLASSES.index("super-sunflower")).sum())
     members = int((family >= 0.5).sum())
-    trust_rows, trust_x = family_trust_features(probs)
+    trust_rows, trust_x = family_trust_features(probs, drawn)
     trust = model.trust(trust_x) if len(trust_rows) else None
     trusted = {} if trust is None else dict(zip(trust_rows.tolist(), trust.tolist(), strict=True))
     unsure_family = not trusted and members >= FAMILY_DOUBT and supers < FEW_SUPERS * members
@@ -558,14 +576,19 @@ def family_share(p: np.ndarray) -> float:
     return float(min(sun / max(1.0 - p[symbols.CLASSES.index("mountain")], 1e-9), 1.0))
 
 
-def family_trust_features(probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def family_trust_features(
+    probs: np.ndarray, drawn: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """The hexes of one sheet read as sunflower or super sunflower (not mountains), and per
     such hex what says whether the reading is right: the confidence of the split (logit),
     the sheet's mean uncertainty of the split (a player whose super mark the model does not
     tell apart, such as a star drawn over the flower, leaves every split of the sheet
     unsure), the share read as super and "several, fewer than a fifth super" (a third are
-    super on average), the sunflower-like probability itself, super or not, and the number
-    of such hexes. ``probs`` are the class probabilities after :func:`resolve_super`."""
+    super on average), the sunflower-like probability itself, super or not, the number
+    of such hexes, and whether the residents tally settled the split, alone and times the
+    uncertainty. ``probs`` are the class probabilities after :func:`resolve_super`, and
+    after ``tally.settle_split`` when it settled them; then ``drawn`` are those before
+    it, whose uncertainty is the drawings' own (the settled split is surer)."""
     sun = symbols.CLASSES.index("sunflower")
     sup = symbols.CLASSES.index("super-sunflower")
     mountain = symbols.CLASSES.index("mountain")
@@ -574,12 +597,15 @@ def family_trust_features(probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     best = items.argmax(axis=1)
     rows = np.flatnonzero(np.isin(best, (sun, sup)) & (probs[:, mountain] < 0.5))
     if len(rows) == 0:
-        return rows, np.zeros((0, 8))
+        return rows, np.zeros((0, 10))
     fam = probs[rows, sun] + probs[rows, sup]
     share = probs[rows, sup] / np.maximum(fam, 1e-9)
     is_super = (best[rows] == sup).astype(np.float64)
     conf = np.where(is_super > 0, share, 1 - share)
-    unsure = float(np.mean(np.minimum(share, 1 - share)))
+    own = probs if drawn is None else drawn
+    own_share = own[rows, sup] / np.maximum(own[rows, sun] + own[rows, sup], 1e-9)
+    unsure = float(np.mean(np.minimum(own_share, 1 - own_share)))
+    settled = float(drawn is not None)
     n = len(rows)
     frac = float(is_super.mean())
     few = float(n >= FAMILY_DOUBT and frac < FEW_SUPERS)
@@ -594,6 +620,8 @@ def family_trust_features(probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             is_super,
             is_super * _logit(conf),
             np.full(n, math.log(n)),
+            np.full(n, settled),
+            np.full(n, settled * unsure),
         ],
         axis=1,
     )

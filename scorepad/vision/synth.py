@@ -27,6 +27,7 @@ import numpy as np
 from scorepad.games.sunflower_valley import RAIL_ORIENTATIONS, example_layout
 from scorepad.hexgrid import Hex, Layout, Orientation, bounding_box, neighbors, spiral
 from scorepad.vision.lattice import normalise_hexes
+from scorepad.vision.tally import BOXES
 
 ITEMS = ("house", "sheep", "sunflower", "super-sunflower", "rail")
 
@@ -47,6 +48,9 @@ AREA_COLOURS: dict[str, tuple[int, int, int]] = {
 }
 
 SHEET_ASPECT = 1.41  # portrait: height / width
+#: How players keep the tally (:func:`kept_tally`): below the first share of rolls a tick
+#: off by one, up to the second off by two, up to the third stopped partway; right above.
+TALLY_SLIPS = (0.10, 0.13, 0.16)
 
 
 # --- layouts ---------------------------------------------------------------------------------
@@ -480,7 +484,7 @@ def render_sheet(
             shift=4,
         )
 
-    # Residents tally boxes at the bottom, with some pencil marks (a distractor).
+    # The residents tally at the bottom: a row of boxes, one ticked per resident.
     pencil = np.zeros((height, width), np.float32)
     box = int(38 * u)
     by = height - int(150 * u)
@@ -494,12 +498,21 @@ def render_sheet(
         max(1, int(2 * u)),
         cv2.LINE_AA,
     )
-    marks = int(rng.integers(2, 20))
-    for k in range(20):
+    # The marks were random until the tally became the player's (3 December). They are
+    # still drawn, on scratch, so every photo keeps its random stream: the frozen photos
+    # changed only in their tally boxes.
+    random_marks = int(rng.integers(2, 20))
+    scratch = np.zeros((1, 1), np.float32)
+    kept = kept_tally(drawing, seed)
+    tally_rng = np.random.default_rng([seed, 23])
+    for k in range(BOXES):
         bx = int(60 * u) + k * int(44 * u)
         cv2.rectangle(img, (bx, by), (bx + box, by + box), outline, max(1, int(2 * u)))
-        if k < marks:
-            _draw_strokes(pencil, [_seg((0.1, 0.9), (0.9, 0.1))], (bx, by), box, style, rng, 0.0)
+        mark = [_seg((0.1, 0.9), (0.9, 0.1))]
+        if k < random_marks:
+            _draw_strokes(scratch, mark, (bx, by), box, style, rng, 0.0)
+        if k < kept:
+            _draw_strokes(pencil, mark, (bx, by), box, style, tally_rng, 0.0)
 
     for h, (item, sides) in drawing.items():
         cx, cy = grid.to_pixel(h)
@@ -558,7 +571,25 @@ def render_sheet(
         hex_size=size,
         grid_origin=(ox, oy),
         orientation=orientation,
+        extras={"tally": kept},
     )
+
+
+def kept_tally(drawing: dict[Hex, tuple[str, tuple[int, int]]], seed: int) -> int:
+    """The residents a player ticked on the sheet's tally. The rules: 2 per house and 1 per
+    super sunflower, ticked as they are drawn. Most players keep it right; some miss a tick
+    or add one, a few stop keeping it partway; past the last box there is no room."""
+    rng = np.random.default_rng([seed, 29])
+    items = [item for item, _sides in drawing.values()]
+    residents = 2 * items.count("house") + items.count("super-sunflower")
+    roll = rng.random()
+    if roll < TALLY_SLIPS[0]:
+        residents += int(rng.choice([-1, -1, 1]))
+    elif roll < TALLY_SLIPS[1]:
+        residents += int(rng.choice([-2, 2]))
+    elif roll < TALLY_SLIPS[2]:
+        residents = int(rng.integers(min(2, residents), residents + 1))
+    return int(np.clip(residents, 0, BOXES))
 
 
 def _mountain_icon(img: np.ndarray, grid: Layout, h: Hex, rng: np.random.Generator) -> None:
@@ -783,6 +814,7 @@ class Sample:
     orientation: Orientation
     style_seed: int
     scene_seed: int
+    tally: int = 0  # the residents ticked on the sheet's tally
 
     def truth_cells(self) -> dict[Hex, dict[str, Any]]:
         """The board-file cells the photo shows, by hex."""
@@ -816,7 +848,16 @@ def sample(split: tuple[int, int], index: int, megapixels: float = 3.0) -> Sampl
     sheet_width = int(scene.coverage * short_side / SHEET_ASPECT) + 1
     sheet = render_sheet(layout, drawing, style, max(sheet_width, 500), base)
     jpeg, corners = photograph(sheet, scene, megapixels, base)
-    return Sample(jpeg, layout, drawing, corners, sheet.orientation, style_seed, scene_seed)
+    return Sample(
+        jpeg,
+        layout,
+        drawing,
+        corners,
+        sheet.orientation,
+        style_seed,
+        scene_seed,
+        sheet.extras["tally"],
+    )
 
 
 # --- grading a recognition against the truth ---------------------------------------------------

@@ -184,7 +184,9 @@ def board_photo(table_id: str) -> Response:
         return render_editor(db.get_table(table_id), player, message, 409, rights=found)
     warnings = [doubted_sheet(result), layout_warning(result)]
     advice = angle_advice(result, len(check))
-    message = " ".join(filter(None, [read_message(len(check)), advice, *warnings]))
+    message = " ".join(
+        filter(None, [read_message(len(check)), tally_message(result), advice, *warnings])
+    )
     kind = "warning" if any(warnings) else "info"
     return render_editor(stored, player, message, rights=found, kind=kind)
 
@@ -210,6 +212,20 @@ def read_message(flags: int) -> str:
             "Photo read. Check the %(num)d outlined cell first.",
             "Photo read. Check the %(num)d outlined cells first.",
             flags,
+        )
+    )
+
+
+def tally_message(result: Mapping[str, Any]) -> str:
+    """What the sheet's residents tally was read as (Sunflower Valley): it fills the
+    residents box, which the score checks against the drawing."""
+    if "residents" not in result["player"]:
+        return ""
+    return str(
+        ngettext(
+            "The residents tally reads %(num)d tick.",
+            "The residents tally reads %(num)d ticks.",
+            result["player"]["residents"],
         )
     )
 

@@ -26,13 +26,20 @@ def test_result_has_exactly_the_contract_shape(results):
         assert {"game", "player", "confidence", "seconds"} <= set(result)
         assert set(result) <= {"game", "player", "confidence", "seconds", "sheet_doubted"}
         assert result["game"] == "sunflower-valley"
-        assert set(result["player"]) == {"cells"}
+        # The player part of a board file: its cells, and the paper's residents tally
+        # when the photo shows it plainly (a board file's own optional field).
+        assert set(result["player"]) <= {"cells", "residents"}
         assert isinstance(result["seconds"], float) and result["seconds"] > 0
         cells = {(c["q"], c["r"]) for c in result["player"]["cells"]}
         assert cells == {(c["q"], c["r"]) for c in result["confidence"]}
         for c in result["confidence"]:
             assert set(c) == {"q", "r", "p", "flagged"}
             assert 0.0 <= c["p"] <= 1.0
+
+
+def test_the_residents_tally_is_read_as_ticked(results, photo):
+    for i, result in results.items():
+        assert result["player"]["residents"] == photo(i).tally
 
 
 def test_recognised_cells_are_a_valid_board_file(results):

@@ -38,6 +38,7 @@ from scorepad.vision import model as symbols  # noqa: E402
 from scorepad.vision import recognize as rec  # noqa: E402
 from scorepad.vision import synth  # noqa: E402
 from scorepad.vision.decode import PhotoError, decode  # noqa: E402
+from scorepad.vision.tally import read_tally, settle_split  # noqa: E402
 
 MODEL_PATH = ROOT / "scorepad" / "vision" / "models" / symbols.MODEL_FILE
 CACHE = Path("/tmp/scorepad-vision-cache")
@@ -71,6 +72,7 @@ def photo_cells(args: tuple[tuple[int, int], int, float]) -> dict[str, Any] | No
     if set(grid.cells) != set(truth) or grid.lattice.orientation != s.orientation:
         return None
     found = cellread.read_cells(photo, rectified.to_photo, rectified.image, grid)
+    ticked = read_tally(rectified.image).count
     labels, sides = [], []
     for c in found:
         t = truth[c.hex]
@@ -84,6 +86,7 @@ def photo_cells(args: tuple[tuple[int, int], int, float]) -> dict[str, Any] | No
         "sides": np.array(sides),
         "photo": np.full(len(found), index),
         "pointy": np.full(len(found), grid.lattice.orientation.value == "pointy"),
+        "tally": np.full(len(found), ticked),
     }
 
 
@@ -97,7 +100,7 @@ def collect(
     chunks = []
     for start in range(0, count, CHUNK):
         end = min(start + CHUNK, count)
-        path = CACHE / f"{name}-{split[0]}-{start}-{end}-{megapixels}-ink.npz"
+        path = CACHE / f"{name}-{split[0]}-{start}-{end}-{megapixels}-tally.npz"
         if path.exists():
             with np.load(path) as z:
                 chunks.append({k: z[k] for k in z.files})
@@ -367,7 +370,46 @@ def fit_split(model: symbols.SymbolModel, val: dict[str, np.ndarray]) -> symbols
 def fit_calibration(model: symbols.SymbolModel, val: dict[str, np.ndarray]) -> symbols.SymbolModel:
     """Everything fitted on validation photos after the classifiers: the sunflower split,
     then the trust in its readings (which depends on the split)."""
-    return fit_trust(fit_split(model, val), val)
+    return fit_trust(fit_slip(fit_split(model, val), val), val)
+
+
+#: The tally slips tried by :func:`fit_slip` (odds of "the tally says nothing").
+SLIPS = (1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1, 0.3, 1.0)
+
+
+def fit_slip(model: symbols.SymbolModel, val: dict[str, np.ndarray]) -> symbols.SymbolModel:
+    """How much the residents tally is doubted when it settles the split
+    (``tally.settle_split``): the slip under which the validation sheets' sunflower-like
+    hexes are likeliest (log-likelihood of their true kind)."""
+    sun, sup = symbols.CLASSES.index("sunflower"), symbols.CLASSES.index("super-sunflower")
+    sheets = []
+    for photo in np.unique(val["photo"]):
+        sel = np.flatnonzero(val["photo"] == photo)
+        probs = sheet_probabilities(model, val, sel)
+        probs = rec.resolve_super(model, probs, [val["ink"][i].astype(np.float32) for i in sel])
+        truth = val["y"][sel]
+        family = np.flatnonzero(np.isin(truth, (sun, sup)))
+        sheets.append((probs, int(val["tally"][sel[0]]), family, truth))
+
+    def score(slip: float | None) -> tuple[float, int]:
+        loglik, wrong = 0.0, 0
+        for probs, ticked, rows, truth in sheets:
+            settled = settle_split(probs, ticked, slip)[0][rows]
+            family = settled[:, sun] + settled[:, sup]
+            p_super = settled[:, sup] / np.maximum(family, 1e-12)
+            is_super = truth[rows] == sup
+            p_true = np.where(is_super, p_super, 1 - p_super)
+            loglik += float(np.log(np.clip(p_true, 1e-6, 1)).sum())
+            wrong += int((p_true < 0.5).sum())
+        return loglik, wrong
+
+    base = score(None)
+    results = {slip: score(slip) for slip in SLIPS}
+    best = max(results, key=lambda s: results[s][0])
+    print(f"tally slip: without the tally log-likelihood {base[0]:.1f}, {base[1]} split wrong")
+    for slip, (loglik, wrong) in results.items():
+        print(f"  slip {slip:g}: log-likelihood {loglik:.1f}, {wrong} split wrong")
+    return symbols.SymbolModel(**{**model.__dict__, "tally_slip": best})
 
 
 def fit_trust(model: symbols.SymbolModel, val: dict[str, np.ndarray]) -> symbols.SymbolModel:
@@ -381,7 +423,8 @@ def fit_trust(model: symbols.SymbolModel, val: dict[str, np.ndarray]) -> symbols
         sel = np.flatnonzero(val["photo"] == photo)
         probs = sheet_probabilities(model, val, sel)
         probs = rec.resolve_super(model, probs, [val["ink"][i].astype(np.float32) for i in sel])
-        rows, x = rec.family_trust_features(probs)
+        probs, drawn = settle_split(probs, int(val["tally"][sel[0]]), model.tally_slip)
+        rows, x = rec.family_trust_features(probs, drawn)
         items = probs.copy()
         items[:, symbols.CLASSES.index("mountain")] = 0.0
         xs.append(x)

@@ -192,9 +192,12 @@ def photo_hints(doc: Mapping[str, Any], player: int) -> dict[str, Any]:
 
 
 def from_photo(doc: dict[str, Any], player: int, found: Mapping[str, Any]) -> dict[str, Any]:
-    """The player's sheet as the photo shows it (the residents tally is kept)."""
+    """The player's sheet as the photo shows it, its residents tally too when the photo's
+    was read (else the one typed in is kept)."""
     new, sheet = with_player_copy(doc, player)
     sheet["cells"] = copy.deepcopy(found["player"]["cells"])
+    if "residents" in found["player"]:
+        sheet["residents"] = found["player"]["residents"]
     return new
 
 
