@@ -9,9 +9,9 @@
    Ink maps are cached in /tmp by chunks of 100 photos, so a feature change retrains in
    minutes.
 2. Photos from the VALIDATION range (disjoint styles and scenes) calibrate the softmax
-   temperatures (items, rail sides), the sunflower split and trust; the next photos, held
-   out from those fits, choose the flag threshold: the lowest cell probability below which
-   cells are flagged so that few wrong cells stay unflagged.
+   temperatures (items, rail sides), the sunflower split, the tally's slip and the trust;
+   the next photos, held out from those fits, choose the flag threshold: the lowest cell
+   probability below which cells are flagged so that few wrong cells stay unflagged.
 3. The weights and calibration go to ``scorepad/vision/models/symbols.npz``.
 
 The TEST range is never touched here: ``benchmarks/bench_vision.py`` alone uses it.
@@ -369,7 +369,8 @@ def fit_split(model: symbols.SymbolModel, val: dict[str, np.ndarray]) -> symbols
 
 def fit_calibration(model: symbols.SymbolModel, val: dict[str, np.ndarray]) -> symbols.SymbolModel:
     """Everything fitted on validation photos after the classifiers: the sunflower split,
-    then the trust in its readings (which depends on the split)."""
+    the residents tally's slip (which settles the split), then the trust in the readings
+    (which depends on both)."""
     return fit_trust(fit_slip(fit_split(model, val), val), val)
 
 
