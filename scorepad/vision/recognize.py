@@ -50,7 +50,7 @@ from scorepad.vision.sheet import (
     turned,
     upside_down,
 )
-from scorepad.vision.tally import read_tally, settle_split
+from scorepad.vision.tally import BOXES, read_tally, settle_split
 
 SUPPORTED = ("sunflower-valley", "harmonies", "spring-meadow")
 WORK_SIDE = 2000  # long side of the decoded photo we work on
@@ -120,8 +120,9 @@ class Recognition:
     #: With a layout and a trusted grid: hexes the layout prints otherwise than the photo
     #: shows (:func:`layout_differences`); None otherwise.
     layout_differences: int | None = None
-    #: The residents ticked on the sheet's tally, when plainly read (``TALLY_SURE``); left
-    #: out of the result of a sheet doubted as a whole.
+    #: The residents ticked on the sheet's tally, when plainly read (``TALLY_SURE``) and not
+    #: every box is ticked (the tally then says only "at least"); left out of the result of
+    #: a sheet doubted as a whole.
     residents: int | None = None
 
     def to_json(self, game: str = "sunflower-valley") -> dict[str, Any]:
@@ -231,7 +232,7 @@ def analyse(
         seconds=time.perf_counter() - start,
         flag_below=model.flag_below,
         layout_differences=differences,
-        residents=tally.count if tally.margin >= TALLY_SURE else None,
+        residents=tally.count if tally.margin >= TALLY_SURE and tally.count < BOXES else None,
     )
 
 

@@ -153,6 +153,7 @@ def board_photo(table_id: str) -> Response:
         return render_editor(stored, player, str(err), 403, rights=found)
     seen = request.form.get("v")
     check = board_checks(result)
+    notes: list[tuple[str, bool]] = [("", False)]
 
     def apply(current: db.StoredTable) -> tuple[dict[str, Any], dict[str, Any]]:
         if seen and seen != sheet_tag(current.doc, player):
@@ -167,6 +168,9 @@ def board_photo(table_id: str) -> Response:
                     why=sentence(err.problems[0]),
                 )
             ) from None
+        note_of = getattr(reader, "photo_note", None)  # what else it showed (a tally)
+        if note_of is not None:
+            notes[0] = note_of(current.doc, doc, player, result)
         return doc, with_photo(current.meta, player, photo_id, check)
 
     photo_id = keep(table_id, player, data)
@@ -182,12 +186,11 @@ def board_photo(table_id: str) -> Response:
             "Choose the photo again to read it."
         )
         return render_editor(db.get_table(table_id), player, message, 409, rights=found)
+    note, note_warns = notes[0]
     warnings = [doubted_sheet(result), layout_warning(result)]
     advice = angle_advice(result, len(check))
-    message = " ".join(
-        filter(None, [read_message(len(check)), tally_message(result), advice, *warnings])
-    )
-    kind = "warning" if any(warnings) else "info"
+    message = " ".join(filter(None, [read_message(len(check)), note, advice, *warnings]))
+    kind = "warning" if any(warnings) or note_warns else "info"
     return render_editor(stored, player, message, rights=found, kind=kind)
 
 
@@ -212,20 +215,6 @@ def read_message(flags: int) -> str:
             "Photo read. Check the %(num)d outlined cell first.",
             "Photo read. Check the %(num)d outlined cells first.",
             flags,
-        )
-    )
-
-
-def tally_message(result: Mapping[str, Any]) -> str:
-    """What the sheet's residents tally was read as (Sunflower Valley): it fills the
-    residents box, which the score checks against the drawing."""
-    if "residents" not in result["player"]:
-        return ""
-    return str(
-        ngettext(
-            "The residents tally reads %(num)d tick.",
-            "The residents tally reads %(num)d ticks.",
-            result["player"]["residents"],
         )
     )
 

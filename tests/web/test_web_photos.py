@@ -159,7 +159,12 @@ def test_a_sheet_photo_fills_the_editor_and_outlines_the_doubts(
     assert f"Check the {len(flagged)} outlined cell" in html
     assert "to check against the paper" in html  # a sheet is paper
     assert "printed differently" not in html  # the table's layout is the sheet's own
-    assert 'class="msg msg-info"' in html
+    # In amber only when the tally read and the drawing read disagree (a misread flower).
+    items = [c.get("item") for c in want["player"]["cells"]]
+    drawn = 2 * items.count("house") + items.count("super-sunflower")
+    agree = want["player"].get("residents", drawn) == drawn
+    assert f'class="msg msg-{"info" if agree else "warning"}"' in html
+    assert ("The drawing gives" in html) is not agree
     assert "hard to read" not in html and "sheet_doubted" not in want
     # The cells stored are the recogniser's answer, placed on the layout's own hexes (how
     # often that answer is right is the benchmark's and tests/vision's business: a sheet
@@ -184,7 +189,54 @@ def test_the_residents_tally_on_the_sheet_fills_the_residents_box(
     # The tally the photo shows replaces the one typed in, and the message says so.
     assert stored_doc(app, table_id)["players"][0]["residents"] == ticked
     assert f"The residents tally reads {ticked} tick" in html
+    assert "It replaces the 3 typed in (Undo brings it back)" in html
     assert re.search(rf'name="residents"[^>]*value="{ticked}"', html)
+    undone = client.post(f"/t/{table_id}/undo", data={"p": "0"}, headers=HX)
+    assert undone.status_code == 200
+    assert stored_doc(app, table_id)["players"][0]["residents"] == 3
+
+
+def sheet_doc(cells: list[dict[str, Any]], residents: int | None = None) -> dict[str, Any]:
+    player: dict[str, Any] = {"name": "Ann", "cells": cells}
+    if residents is not None:
+        player["residents"] = residents
+    return {"game": "sunflower-valley", "players": [player]}
+
+
+@pytest.mark.parametrize(
+    ("read", "typed", "doubted", "said", "warns"),
+    [
+        (None, None, False, "could not be read from the photo", False),
+        (None, 7, True, "", False),  # every cell in doubt: the tally is not looked at
+        (9, None, False, "The residents tally reads 9 ticks.", False),
+        (9, 9, False, "The residents tally reads 9 ticks.", False),
+        (9, 4, False, "It replaces the 4 typed in", False),
+        (10, None, False, "The drawing gives 9 residents: count the ticks", True),
+        (1, None, False, "The residents tally reads 1 tick. The drawing gives 9", True),
+    ],
+)
+def test_the_photo_message_says_what_became_of_the_tally(
+    app: Flask, read: int | None, typed: int | None, doubted: bool, said: str, warns: bool
+) -> None:
+    from scorepad.web.boards import sunflower_valley as kit
+
+    truth = sheet(clear_sheet()).truth_cells().values()
+    blank = [{k: v for k, v in c.items() if k not in ("item", "sides")} for c in truth]
+    land = [c for c in blank if not c.get("mountain")]
+    drawn = ["house"] * 4 + ["super-sunflower"]  # 2 x 4 + 1 = 9 residents
+    cells = [c for c in blank if c.get("mountain")] + land[len(drawn) :]
+    cells += [{**c, "item": item} for c, item in zip(land, drawn, strict=False)]
+    found: dict[str, Any] = {"player": {"cells": cells}}
+    if read is not None:
+        found["player"]["residents"] = read
+    if doubted:
+        found["sheet_doubted"] = True
+    after = sheet_doc(cells, read if read is not None else typed)
+    with app.test_request_context():
+        text, warning = kit.photo_note(sheet_doc(cells, typed), after, 0, found)
+    assert (said in text) if said else text == ""
+    assert warning is warns
+    assert ("replaces" in text) == (typed is not None and read is not None and typed != read)
 
 
 def test_a_sheet_printed_otherwise_than_the_tables_layout_is_pointed_out(

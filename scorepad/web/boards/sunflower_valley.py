@@ -201,6 +201,44 @@ def from_photo(doc: dict[str, Any], player: int, found: Mapping[str, Any]) -> di
     return new
 
 
+def photo_note(
+    before: Mapping[str, Any], after: Mapping[str, Any], player: int, found: Mapping[str, Any]
+) -> tuple[str, bool]:
+    """What the photo made of the sheet's residents tally, for the message after it, and
+    whether that is a warning: the ticks read (and the value typed in that they replaced),
+    or that the tally could not be read; a warning when the drawing as read gives another
+    number (rules digest, "Residents": 2 per house + 1 per super sunflower), as the tally
+    is what players check the drawing against."""
+    read = found["player"].get("residents")
+    if read is None:
+        if found.get("sheet_doubted"):
+            return "", False
+        return gettext(
+            "The residents tally could not be read from the photo; type it in the residents "
+            "box to have it checked against the drawing."
+        ), False
+    said = [
+        ngettext(
+            "The residents tally reads %(num)d tick.",
+            "The residents tally reads %(num)d ticks.",
+            read,
+        )
+    ]
+    typed = before["players"][player].get("residents")
+    if typed is not None and typed != read:
+        said.append(gettext("It replaces the %(n)s typed in (Undo brings it back).", n=typed))
+    drawn = sv.Tallies.of(sv.parse(after).players[player]).residents
+    if drawn != read:
+        said.append(
+            gettext(
+                "The drawing gives %(m)s residents: count the ticks on the paper, then "
+                "correct the residents box or the drawing.",
+                m=drawn,
+            )
+        )
+    return " ".join(said), drawn != read
+
+
 # --- drawing -----------------------------------------------------------------------------------
 
 
