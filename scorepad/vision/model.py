@@ -189,7 +189,7 @@ class SymbolModel:
     #: (``cells.family_maps``, the network's input as it is) and ``cells.family_features``;
     #: two logits (sunflower, super).
     family_net: InkNet | None = None
-    #: How much the residents tally is doubted (``recognize.settle_by_tally``): the weight
+    #: How much the residents tally is doubted (``tally.settle_split``): the weight
     #: of "the tally says nothing" against "the sunflowers make up its count", fitted on
     #: validation photos. None: the tally is not used.
     tally_slip: float | None = None
