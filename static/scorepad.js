@@ -126,7 +126,17 @@
     var msg = said && said.textContent.trim() ? null : document.getElementById("editor-message");
     photoMessage = waiting && msg ? msg.cloneNode(true) : null;
     if (msg && msg.scrollIntoView) { msg.scrollIntoView({ block: "nearest" }); }
+    focusMessage(said && said.textContent.trim() ? said : msg);
     done();
+  }
+  /* The answer replaced the editor, and with it the photo button that had the focus: the
+   * focus fell to the page. It goes to the photo's message instead, so that the keyboard
+   * goes on from there and a screen reader reads it. */
+  function focusMessage(msg) {
+    var now = document.activeElement;
+    if (!msg || (now && now !== document.body)) { return; }
+    msg.setAttribute("tabindex", "-1");
+    msg.focus({ preventScroll: true });
   }
   document.addEventListener("htmx:afterRequest", photoAnswered);
   document.addEventListener("htmx:sendError", photoAnswered);

@@ -32,6 +32,9 @@ def test_photograph_a_sheet_check_the_doubts_and_score(page: Any, live_server: A
     )
     page.wait_for_selector("#doubts", timeout=60_000)
     assert "Photo read" in page.inner_text("#editor-message")
+    # The photo button that had the focus is gone with the old editor: the focus is on
+    # the message (read out, and the keyboard goes on from there), not lost to the page.
+    page.wait_for_function("document.activeElement.id === 'editor-message'")
     outlined = page.locator("#editor .cell.doubt")
     listed = page.locator("#doubts li")
     flagged = outlined.count()
