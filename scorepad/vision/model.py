@@ -321,6 +321,15 @@ class SymbolModel:
             )
 
 
+def best_items(probs: np.ndarray) -> np.ndarray:
+    """The likeliest item of each hex (an index into ``CLASSES``), mountains aside: whether
+    a hex is a mountain is read from that probability alone, and its item is what it holds
+    if not."""
+    items = probs.copy()
+    items[:, CLASSES.index("mountain")] = 0.0
+    return np.asarray(items.argmax(axis=1))
+
+
 def _log_softmax(z: np.ndarray) -> np.ndarray:
     z = z - z.max(axis=1, keepdims=True)
     return np.asarray(z - np.log(np.exp(z).sum(axis=1, keepdims=True)))

@@ -366,9 +366,7 @@ def read(
         probs[:, symbols.CLASSES.index("sunflower")]
         + probs[:, symbols.CLASSES.index("super-sunflower")]
     )
-    items_only = probs.copy()
-    items_only[:, mountain_col] = 0.0
-    best_items = items_only.argmax(axis=1)
+    best_items = symbols.best_items(probs)
     supers = int((best_items == symbols.CLASSES.index("super-sunflower")).sum())
     members = int((family >= 0.5).sum())
     trust_rows, trust_x = family_trust_features(probs, drawn)
@@ -382,11 +380,9 @@ def read(
             readings.append(Reading(c.hex, True, None, None, None, m, {"mountain": m}))
             continue
         k = int(np.searchsorted(area_idx, i))
-        items = probs[i].copy()
-        items[mountain_col] = 0.0
-        best = int(np.argmax(items))
+        best = int(best_items[i])
         item = symbols.CLASSES[best]
-        parts = {"area": float(area_p[k]), "item": float(items[best])}
+        parts = {"area": float(area_p[k]), "item": float(probs[i, best])}
         if i in trusted:
             parts["item"] = trusted[i] * family_share(probs[i])
         if unsure_family and item == "sunflower":
@@ -593,9 +589,7 @@ def family_trust_features(
     sun = symbols.CLASSES.index("sunflower")
     sup = symbols.CLASSES.index("super-sunflower")
     mountain = symbols.CLASSES.index("mountain")
-    items = probs.copy()
-    items[:, mountain] = 0.0
-    best = items.argmax(axis=1)
+    best = symbols.best_items(probs)
     rows = np.flatnonzero(np.isin(best, (sun, sup)) & (probs[:, mountain] < 0.5))
     if len(rows) == 0:
         return rows, np.zeros((0, 10))

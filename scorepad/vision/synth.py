@@ -24,7 +24,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from scorepad.games.sunflower_valley import RAIL_ORIENTATIONS, example_layout
+from scorepad.games.sunflower_valley import RAIL_ORIENTATIONS, Tallies, example_layout
 from scorepad.hexgrid import Hex, Layout, Orientation, bounding_box, neighbors, spiral
 from scorepad.vision.lattice import normalise_hexes
 from scorepad.vision.tally import BOXES
@@ -581,7 +581,8 @@ def kept_tally(drawing: dict[Hex, tuple[str, tuple[int, int]]], seed: int) -> in
     or add one, a few stop keeping it partway; past the last box there is no room."""
     rng = np.random.default_rng([seed, 29])
     items = [item for item, _sides in drawing.values()]
-    residents = 2 * items.count("house") + items.count("super-sunflower")
+    supers = items.count("super-sunflower")
+    residents = Tallies(items.count("house"), items.count("sunflower") + supers, supers).residents
     roll = rng.random()
     if roll < TALLY_SLIPS[0]:
         residents += int(rng.choice([-1, -1, 1]))

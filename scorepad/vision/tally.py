@@ -141,9 +141,7 @@ def settle_split(
     sun, sup = symbols.CLASSES.index("sunflower"), symbols.CLASSES.index("super-sunflower")
     mountain = symbols.CLASSES.index("mountain")
     land = probs[:, mountain] < 0.5
-    best = np.where(land[:, None], probs, 0.0)
-    best[:, mountain] = 0.0
-    best_item = best.argmax(axis=1)
+    best_item = symbols.best_items(probs)
     rows = np.flatnonzero(land & np.isin(best_item, (sun, sup)))
     houses = int((land & (best_item == symbols.CLASSES.index("house"))).sum())
     allowed = np.zeros(len(rows) + 1, bool)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Iterator
 from multiprocessing import Pool
 from pathlib import Path
 from typing import Any
@@ -374,6 +375,17 @@ def fit_calibration(model: symbols.SymbolModel, val: dict[str, np.ndarray]) -> s
     return fit_trust(fit_slip(fit_split(model, val), val), val)
 
 
+def split_sheets(
+    model: symbols.SymbolModel, val: dict[str, np.ndarray]
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """Each validation sheet's rows in ``val`` and its class probabilities after the
+    sunflower split (``rec.resolve_super``), as the recogniser has them before the tally."""
+    for photo in np.unique(val["photo"]):
+        sel = np.flatnonzero(val["photo"] == photo)
+        inks = [val["ink"][i].astype(np.float32) for i in sel]
+        yield sel, rec.resolve_super(model, sheet_probabilities(model, val, sel), inks)
+
+
 #: The tally slips tried by :func:`fit_slip` (odds of "the tally says nothing").
 SLIPS = (1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1, 0.3, 1.0)
 
@@ -384,10 +396,7 @@ def fit_slip(model: symbols.SymbolModel, val: dict[str, np.ndarray]) -> symbols.
     hexes are likeliest (log-likelihood of their true kind)."""
     sun, sup = symbols.CLASSES.index("sunflower"), symbols.CLASSES.index("super-sunflower")
     sheets = []
-    for photo in np.unique(val["photo"]):
-        sel = np.flatnonzero(val["photo"] == photo)
-        probs = sheet_probabilities(model, val, sel)
-        probs = rec.resolve_super(model, probs, [val["ink"][i].astype(np.float32) for i in sel])
+    for sel, probs in split_sheets(model, val):
         truth = val["y"][sel]
         family = np.flatnonzero(np.isin(truth, (sun, sup)))
         sheets.append((probs, int(val["tally"][sel[0]]), family, truth))
@@ -420,16 +429,11 @@ def fit_trust(model: symbols.SymbolModel, val: dict[str, np.ndarray]) -> symbols
     from sklearn.linear_model import LogisticRegression
 
     xs, ys = [], []
-    for photo in np.unique(val["photo"]):
-        sel = np.flatnonzero(val["photo"] == photo)
-        probs = sheet_probabilities(model, val, sel)
-        probs = rec.resolve_super(model, probs, [val["ink"][i].astype(np.float32) for i in sel])
-        probs, drawn = settle_split(probs, int(val["tally"][sel[0]]), model.tally_slip)
+    for sel, split in split_sheets(model, val):
+        probs, drawn = settle_split(split, int(val["tally"][sel[0]]), model.tally_slip)
         rows, x = rec.family_trust_features(probs, drawn)
-        items = probs.copy()
-        items[:, symbols.CLASSES.index("mountain")] = 0.0
         xs.append(x)
-        ys.append(items[rows].argmax(axis=1) == val["y"][sel][rows])
+        ys.append(symbols.best_items(probs)[rows] == val["y"][sel][rows])
     x, y = np.concatenate(xs), np.concatenate(ys)
     clf = LogisticRegression(C=1.0, max_iter=1000).fit(x, y)
     print(
