@@ -247,7 +247,7 @@ def test_main_menu_fits_a_phone_in_every_language(site: Site, language: str) -> 
     others: the menu wraps below the brand, and onto a second row, rather than scroll or
     let the longer Russian and Ukrainian labels overlap. A 375 px phone shows the English
     menu in one row beside the brand. On a phone the header is not sticky (two rows of it
-    would cover the board); the editor's palette keeps the top."""
+    would cover the board); wider, the editor's palette sticks just below it."""
     page = site.page
     page.goto(f"{site.url}/lang/{language}")
     try:
@@ -273,6 +273,16 @@ def test_main_menu_fits_a_phone_in_every_language(site: Site, language: str) -> 
                 page.evaluate("getComputedStyle(document.querySelector('header.top')).position")
                 == "static"
             )
+        # Wider, the header stays at the top and the editor's palette sticks just below it.
+        page.set_viewport_size({"width": 800, "height": 700})
+        page.goto(site.url + site.screens["Sunflower Valley editor"])
+        page.mouse.wheel(0, 600)
+        page.wait_for_function(
+            "document.querySelector('.palette').getBoundingClientRect().top < 100"
+        )
+        header = page.locator("header.top").bounding_box()
+        palette = page.locator(".palette").bounding_box()
+        assert header["y"] == 0 and palette["y"] == pytest.approx(header["height"], abs=1)
     finally:
         page.set_viewport_size({"width": 390, "height": 844})
         page.goto(f"{site.url}/lang/en")
