@@ -1,9 +1,10 @@
 """Benchmark: taps on Sunflower Valley sheets from N concurrent phones, served by gunicorn.
 
     .venv/bin/python benchmarks/bench_web.py [--clients 50] [--taps 40] [--think 0]
-        [--workers 3] [--database sqlite|URL]
+        [--workers 3] [--threads 4] [--database sqlite|URL]
 
-Starts the app under gunicorn on a free loopback port (a fresh SQLite file by default),
+Starts the app under gunicorn on a free loopback port as the Procfile does (3 workers of 4
+threads by default; a fresh SQLite file by default),
 creates one 3-player table per client through the real forms (CSRF included), then each
 client taps hexes of its table (house, sheep, sunflower, rails, eraser: every tap edits the
 document, validates it, re-scores the table and renders the board and the breakdown).
@@ -97,7 +98,9 @@ def new_table(phone: Phone, n: int) -> str:
     return resp.getheader("Location", "").rsplit("/", 1)[1]
 
 
-def start_server(workers: int, database: str) -> tuple[subprocess.Popen[bytes], int, str]:
+def start_server(
+    workers: int, threads: int, database: str
+) -> tuple[subprocess.Popen[bytes], int, str]:
     port = free_port()
     tmp = tempfile.mkdtemp(prefix="scorepad-bench-")
     url = f"sqlite:///{tmp}/bench.sqlite3" if database == "sqlite" else database
@@ -106,6 +109,8 @@ def start_server(workers: int, database: str) -> tuple[subprocess.Popen[bytes], 
         str(BIN / "gunicorn"),
         "--workers",
         str(workers),
+        "--threads",
+        str(threads),
         "--preload",
         "--bind",
         f"127.0.0.1:{port}",
@@ -143,10 +148,11 @@ def main() -> None:
     parser.add_argument("--taps", type=int, default=40, help="taps per client")
     parser.add_argument("--think", type=float, default=0.0, help="seconds between taps")
     parser.add_argument("--workers", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=4, help="threads per worker")
     parser.add_argument("--database", default="sqlite", help="sqlite, or a PostgreSQL URL")
     args = parser.parse_args()
 
-    proc, port, _tmp = start_server(args.workers, args.database)
+    proc, port, _tmp = start_server(args.workers, args.threads, args.database)
     try:
         cookie, token = session(port)
         phones = [Phone(port, cookie, token) for _ in range(args.clients)]
@@ -194,7 +200,8 @@ def main() -> None:
 
     db = "SQLite (WAL)" if args.database == "sqlite" else "PostgreSQL"
     print(
-        f"{len(seen)} taps from {args.clients} clients, {args.workers} gunicorn workers, {db}, "
+        f"{len(seen)} taps from {args.clients} clients, {args.workers} gunicorn workers of "
+        f"{args.threads} threads, {db}, "
         f"think time {args.think:g} s"
     )
     print(

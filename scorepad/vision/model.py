@@ -193,6 +193,9 @@ class SymbolModel:
     #: of "the tally says nothing" against "the sunflowers make up its count", fitted on
     #: validation photos. None: the tally is not used.
     tally_slip: float | None = None
+    #: The weights of a tally off by one, two... super sunflowers (``tally.count_weights``):
+    #: players miscount a tick, the reading misses one. Fitted with the slip.
+    tally_miscount: tuple[float, ...] = ()
 
     def family_probability(self, maps: np.ndarray, features: np.ndarray) -> np.ndarray | None:
         """P(super sunflower) from the family network for one sheet's sunflower-like hexes;
@@ -274,7 +277,7 @@ class SymbolModel:
         if self.split_w is not None:
             arrays["split"] = np.concatenate([self.split_w, [self.split_b]]).astype(np.float64)
         if self.tally_slip is not None:
-            arrays["tally_slip"] = np.array([self.tally_slip])
+            arrays["tally_slip"] = np.array([self.tally_slip, *self.tally_miscount])
         if self.net is not None:
             arrays.update(self.net.arrays())
             arrays["net_weight"] = np.array([self.net_weight])
@@ -318,6 +321,9 @@ class SymbolModel:
                 rails=Perceptron.from_arrays(z, "rails"),
                 family_net=InkNet.from_arrays(z, "family"),
                 tally_slip=float(z["tally_slip"][0]) if "tally_slip" in z.files else None,
+                tally_miscount=(
+                    tuple(float(v) for v in z["tally_slip"][1:]) if "tally_slip" in z.files else ()
+                ),
             )
 
 

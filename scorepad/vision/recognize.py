@@ -354,7 +354,7 @@ def read(
     feats = cellread.sheet_features(inks, fills, orientation)
     side = symbols.net_side(np.array(fills), np.full(len(found), orientation is Orientation.POINTY))
     probs = resolve_super(model, model.probabilities(feats, np.array(inks), side), inks)
-    probs, drawn = settle_split(probs, ticked, model.tally_slip)
+    probs, drawn = settle_split(probs, ticked, model.tally_slip, model.tally_miscount)
     mountain_col = symbols.CLASSES.index("mountain")
     mountain_p = probs[:, mountain_col]
     mountains = mountain_p >= 0.5

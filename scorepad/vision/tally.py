@@ -125,17 +125,18 @@ def tick_strengths(
 
 
 def settle_split(
-    probs: np.ndarray, ticked: int | None, slip: float | None
+    probs: np.ndarray, ticked: int | None, slip: float | None, miscount: tuple[float, ...] = ()
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """The sunflower / super sunflower split settled by the tally (rules digest,
     "Residents": 2 per house + 1 per super sunflower). The houses read leave the tally's
     count of super sunflowers; each sunflower-like hex's P(super) is conditioned on the
-    sheet holding that many (a Poisson-binomial over the split's own probabilities) and
-    mixed with the unconditioned one by ``slip``: a tally the player miscounted, or one
-    misread, or a house misread, weighs as a tally that says nothing. A count no labelling
-    meets changes nothing; a full tally only says "at least". ``probs`` are one sheet's
-    class probabilities (``model.CLASSES``) after the split. Returns them settled, and
-    the ``probs`` given when the tally settled them (None when it did not)."""
+    sheet holding that many (a Poisson-binomial over the split's own probabilities). The
+    tally is doubted two ways (:func:`count_weights`): ``miscount`` weighs a count off by
+    one, two... (a tick missed or added by the player or the reading, a house misread),
+    ``slip`` a tally that says nothing. A count no labelling meets changes nothing; a full
+    tally only says "at least". ``probs`` are one sheet's class probabilities
+    (``model.CLASSES``) after the split. Returns them settled, and the ``probs`` given when
+    the tally settled them (None when it did not)."""
     if ticked is None or slip is None:
         return probs, None
     sun, sup = symbols.CLASSES.index("sunflower"), symbols.CLASSES.index("super-sunflower")
@@ -144,30 +145,40 @@ def settle_split(
     best_item = symbols.best_items(probs)
     rows = np.flatnonzero(land & np.isin(best_item, (sun, sup)))
     houses = int((land & (best_item == symbols.CLASSES.index("house"))).sum())
-    allowed = np.zeros(len(rows) + 1, bool)
-    supers = ticked - 2 * houses
-    if ticked >= BOXES:
-        allowed[max(supers, 0) :] = True
-    elif 0 <= supers <= len(rows):
-        allowed[supers] = True
-    if not len(rows) or not allowed.any():
+    supers, full = ticked - 2 * houses, ticked >= BOXES
+    if not len(rows) or supers > len(rows) or (supers < 0 and not full):
         return probs, None
     family = probs[rows, sun] + probs[rows, sup]
     share = probs[rows, sup] / np.maximum(family, 1e-12)
-    settled = given_count(share, allowed, slip)
+    settled = given_count(share, count_weights(len(rows), supers, full, slip, miscount))
     out = probs.copy()
     out[rows, sup] = family * settled
     out[rows, sun] = family * (1 - settled)
     return out, probs
 
 
-def given_count(p: np.ndarray, allowed: np.ndarray, slip: float) -> np.ndarray:
-    """P(each event) for independent events of probabilities ``p`` given that the number
-    that happen is one ``allowed`` (a mask over 0..len(p)), mixed with odds ``slip`` with
-    the unconditioned ``p``."""
-    total = counts(p)[allowed].sum()
-    joint = np.array([p[i] * counts(np.delete(p, i))[allowed[1:]].sum() for i in range(len(p))])
-    return np.asarray((joint + slip * p) / (total + slip))
+def count_weights(
+    n: int, supers: int, full: bool, slip: float, miscount: tuple[float, ...] = ()
+) -> np.ndarray:
+    """How much each number 0..n of super sunflowers on the sheet agrees with the tally's
+    ``supers``: 1 for that count (for a ``full`` tally, that count or more), ``miscount[k-1]``
+    for a count off by k, and ``slip`` added to every count (the tally says nothing)."""
+    c = np.arange(n + 1)
+    if full:
+        return (c >= supers) + slip
+    off = np.abs(c - supers)
+    weights = (off == 0).astype(np.float64)
+    for k, weight in enumerate(miscount, 1):
+        weights += weight * (off == k)
+    return weights + slip
+
+
+def given_count(p: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """P(each event) for independent events of probabilities ``p`` when the number that
+    happen, 0..len(p), is weighed by ``weights`` (Bayes: the count's likelihood)."""
+    total = counts(p) @ weights
+    joint = np.array([p[i] * (counts(np.delete(p, i)) @ weights[1:]) for i in range(len(p))])
+    return np.asarray(joint / total)
 
 
 def counts(p: np.ndarray) -> np.ndarray:

@@ -13,7 +13,15 @@ from scorepad.vision import synth
 from scorepad.vision.decode import decode
 from scorepad.vision.recognize import WORK_SIDE, locate
 from scorepad.vision.sheet import SHEET_HEIGHT, SHEET_WIDTH
-from scorepad.vision.tally import BOXES, TICK, count_ticks, given_count, read_tally, settle_split
+from scorepad.vision.tally import (
+    BOXES,
+    TICK,
+    count_ticks,
+    count_weights,
+    given_count,
+    read_tally,
+    settle_split,
+)
 
 SUN = symbols.CLASSES.index("sunflower")
 SUPER = symbols.CLASSES.index("super-sunflower")
@@ -89,10 +97,18 @@ def test_given_count_is_the_count_when_the_tally_is_trusted():
     p = np.array([0.9, 0.6, 0.5, 0.2, 0.1])
     allowed = np.zeros(len(p) + 1, bool)
     allowed[2] = True
-    settled = given_count(p, allowed, 0.0)
+    settled = given_count(p, allowed.astype(float))
     assert settled.sum() == pytest.approx(2.0)
     assert list(np.argsort(-settled)) == [0, 1, 2, 3, 4]  # the order is the split's
-    assert given_count(p, allowed, 1e12) == pytest.approx(p)  # a tally that says nothing
+    assert given_count(p, allowed + 1e12) == pytest.approx(p)  # a tally that says nothing
+
+
+def test_count_weights_doubt_the_tally_by_how_far_a_count_is_from_it():
+    assert list(count_weights(5, 2, False, 0.0)) == [0, 0, 1, 0, 0, 0]
+    assert count_weights(5, 2, False, 0.01, (0.1, 0.02)) == pytest.approx(
+        [0.03, 0.11, 1.01, 0.11, 0.03, 0.01]
+    )
+    assert list(count_weights(4, 2, True, 0.0, (0.1,))) == [0, 0, 1, 1, 1]  # "at least"
 
 
 def test_given_count_by_brute_force():
@@ -104,7 +120,7 @@ def test_given_count_by_brute_force():
     weight = np.prod(np.where(outcomes, p, 1 - p), axis=1)
     keep = allowed[outcomes.sum(axis=1)]
     want = (weight[keep, None] * outcomes[keep]).sum(axis=0) / weight[keep].sum()
-    assert given_count(p, allowed, 0.0) == pytest.approx(want)
+    assert given_count(p, allowed.astype(float)) == pytest.approx(want)
 
 
 def sheet_probs(rows: list[tuple[int, float]]) -> np.ndarray:
@@ -145,6 +161,23 @@ def test_a_tally_nothing_on_the_sheet_can_meet_changes_nothing():
     ):
         settled, drawn = settle_split(probs, ticked, slip)
         assert settled is probs and drawn is None
+
+
+def test_a_tally_off_by_one_gives_way_to_drawings_that_plainly_disagree():
+    # A house (2) and three sunflowers the drawings plainly read as two super and one
+    # plain; the tally of 3 says one super. Without a miscount weight it picks the
+    # likelier of the two; with one, the drawings keep both (the player missed a tick).
+    probs = sheet_probs([(HOUSE, 0), (SUN, 0.995), (SUN, 0.99), (SUN, 0.01)])
+    strict, _ = settle_split(probs, 3, 1e-3)
+    assert strict[1, SUPER] > strict[1, SUN] and strict[2, SUPER] < strict[2, SUN]
+    lenient, _ = settle_split(probs, 3, 1e-3, (0.1, 0.01))
+    assert lenient[1, SUPER] > lenient[1, SUN] and lenient[2, SUPER] > lenient[2, SUN]
+    # Where the drawings are unsure, the tally still settles the count.
+    unsure = sheet_probs([(HOUSE, 0), (SUN, 0.7), (SUN, 0.6), (SUN, 0.3)])
+    settled, _ = settle_split(unsure, 3, 1e-3, (0.1, 0.01))
+    share = settled[1:, SUPER] / (settled[1:, SUPER] + settled[1:, SUN])
+    assert share[0] > 0.5 > share[1]
+    assert share.sum() == pytest.approx(1, abs=0.1)
 
 
 def test_a_full_tally_says_at_least():

@@ -257,7 +257,7 @@ def test_main_menu_fits_a_phone_in_every_language(site: Site, language: str) -> 
             boxes = [a.bounding_box() for a in page.locator("header.top .menu a").all()]
             assert len(boxes) == 5
             for i, box in enumerate(boxes):
-                assert 0 <= box["x"] and box["x"] + box["width"] <= width, (width, i)
+                assert box["x"] >= 0 and box["x"] + box["width"] <= width, (width, i)
                 assert box["height"] >= 44 and box["width"] >= 44  # still a comfortable tap
                 for other in boxes[:i]:
                     apart = (

@@ -386,14 +386,16 @@ def split_sheets(
         yield sel, rec.resolve_super(model, sheet_probabilities(model, val, sel), inks)
 
 
-#: The tally slips tried by :func:`fit_slip` (odds of "the tally says nothing").
+#: The tally slips tried by :func:`fit_slip` (odds of "the tally says nothing"), and the
+#: weights of a count off by one and by two (players miscount a tick or two).
 SLIPS = (1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1, 0.3, 1.0)
+MISCOUNTS = tuple((one, two) for one in (0, 0.01, 0.03, 0.1, 0.3) for two in (0, 0.01, 0.03, 0.1))
 
 
 def fit_slip(model: symbols.SymbolModel, val: dict[str, np.ndarray]) -> symbols.SymbolModel:
     """How much the residents tally is doubted when it settles the split
-    (``tally.settle_split``): the slip under which the validation sheets' sunflower-like
-    hexes are likeliest (log-likelihood of their true kind)."""
+    (``tally.settle_split``): the slip and miscount weights under which the validation
+    sheets' sunflower-like hexes are likeliest (log-likelihood of their true kind)."""
     sun, sup = symbols.CLASSES.index("sunflower"), symbols.CLASSES.index("super-sunflower")
     sheets = []
     for sel, probs in split_sheets(model, val):
@@ -401,10 +403,10 @@ def fit_slip(model: symbols.SymbolModel, val: dict[str, np.ndarray]) -> symbols.
         family = np.flatnonzero(np.isin(truth, (sun, sup)))
         sheets.append((probs, int(val["tally"][sel[0]]), family, truth))
 
-    def score(slip: float | None) -> tuple[float, int]:
+    def score(slip: float | None, miscount: tuple[float, ...] = ()) -> tuple[float, int]:
         loglik, wrong = 0.0, 0
         for probs, ticked, rows, truth in sheets:
-            settled = settle_split(probs, ticked, slip)[0][rows]
+            settled = settle_split(probs, ticked, slip, miscount)[0][rows]
             family = settled[:, sun] + settled[:, sup]
             p_super = settled[:, sup] / np.maximum(family, 1e-12)
             is_super = truth[rows] == sup
@@ -414,12 +416,20 @@ def fit_slip(model: symbols.SymbolModel, val: dict[str, np.ndarray]) -> symbols.
         return loglik, wrong
 
     base = score(None)
-    results = {slip: score(slip) for slip in SLIPS}
-    best = max(results, key=lambda s: results[s][0])
+    results = {(s, m): score(s, m) for s in SLIPS for m in MISCOUNTS}
+    slip, miscount = max(results, key=lambda k: results[k][0])
     print(f"tally slip: without the tally log-likelihood {base[0]:.1f}, {base[1]} split wrong")
-    for slip, (loglik, wrong) in results.items():
-        print(f"  slip {slip:g}: log-likelihood {loglik:.1f}, {wrong} split wrong")
-    return symbols.SymbolModel(**{**model.__dict__, "tally_slip": best})
+    for s in SLIPS:
+        loglik, wrong = results[s, (0, 0)]
+        print(f"  slip {s:g}, no miscount: log-likelihood {loglik:.1f}, {wrong} split wrong")
+    loglik, wrong = results[slip, miscount]
+    print(
+        f"  chosen: slip {slip:g}, miscount by one {miscount[0]:g}, by two {miscount[1]:g}: "
+        f"log-likelihood {loglik:.1f}, {wrong} split wrong"
+    )
+    return symbols.SymbolModel(
+        **{**model.__dict__, "tally_slip": slip, "tally_miscount": tuple(map(float, miscount))}
+    )
 
 
 def fit_trust(model: symbols.SymbolModel, val: dict[str, np.ndarray]) -> symbols.SymbolModel:
@@ -430,7 +440,9 @@ def fit_trust(model: symbols.SymbolModel, val: dict[str, np.ndarray]) -> symbols
 
     xs, ys = [], []
     for sel, split in split_sheets(model, val):
-        probs, drawn = settle_split(split, int(val["tally"][sel[0]]), model.tally_slip)
+        probs, drawn = settle_split(
+            split, int(val["tally"][sel[0]]), model.tally_slip, model.tally_miscount
+        )
         rows, x = rec.family_trust_features(probs, drawn)
         xs.append(x)
         ys.append(symbols.best_items(probs)[rows] == val["y"][sel][rows])
