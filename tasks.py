@@ -76,10 +76,11 @@ def run(args: list[str]) -> None:
             "gunicorn",
             "--workers",
             "2",
-            # Threads, so that a photo being read (a second or more of CPU) leaves the
-            # worker free to answer taps and live polls (docs/web.md, "Photos").
+            # A second thread, so that a photo being read (a second or more of CPU) leaves
+            # the worker free to answer taps and live polls (docs/web.md, "Photos"); more
+            # threads only queue taps behind one another for the GIL (docs/web.md, "Benchmark").
             "--threads",
-            "4",
+            "2",
             "--preload",
             "--bind",
             f"127.0.0.1:{port}",

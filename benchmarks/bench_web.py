@@ -1,9 +1,9 @@
 """Benchmark: taps on Sunflower Valley sheets from N concurrent phones, served by gunicorn.
 
     .venv/bin/python benchmarks/bench_web.py [--clients 50] [--taps 40] [--think 0]
-        [--workers 3] [--threads 4] [--database sqlite|URL]
+        [--workers 3] [--threads 2] [--database sqlite|URL]
 
-Starts the app under gunicorn on a free loopback port as the Procfile does (3 workers of 4
+Starts the app under gunicorn on a free loopback port as the Procfile does (3 workers of 2
 threads by default; a fresh SQLite file by default),
 creates one 3-player table per client through the real forms (CSRF included), then each
 client taps hexes of its table (house, sheep, sunflower, rails, eraser: every tap edits the
@@ -148,7 +148,7 @@ def main() -> None:
     parser.add_argument("--taps", type=int, default=40, help="taps per client")
     parser.add_argument("--think", type=float, default=0.0, help="seconds between taps")
     parser.add_argument("--workers", type=int, default=3)
-    parser.add_argument("--threads", type=int, default=4, help="threads per worker")
+    parser.add_argument("--threads", type=int, default=2, help="threads per worker")
     parser.add_argument("--database", default="sqlite", help="sqlite, or a PostgreSQL URL")
     args = parser.parse_args()
 
