@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from flask import Blueprint, Response, abort, make_response, request
@@ -14,6 +15,7 @@ from scorepad.web import access, db, doubts
 from scorepad.web.boards import EditRefused, kit, kits, player_index
 from scorepad.web.editor import boards_context, game_and_kit, scored
 from scorepad.web.htmx import page_or_fragment, redirect_to
+from scorepad.web.i18n import YEAR
 from scorepad.web.players import roster
 from scorepad.web.vocab import recap, sentence, term
 
@@ -53,9 +55,45 @@ def _new_context(
     }
 
 
+#: The new-table form remembers in this cookie, per browser, the game last started and each
+#: game's options (the layout, side, variant...): a group that plays again starts the same
+#: way with a tap. Player names are not kept (the roster suggests them).
+LAST_NEW = "newtable"
+OPTION = re.compile(r"[a-z][a-z0-9_]{0,31}")
+
+
+def remembered() -> dict[str, Any]:
+    """What the cookie remembers: ``{"game": name, "options": {name: {field: value}}}``;
+    anything else in it (an old or edited cookie) is ignored."""
+    try:
+        data = json.loads(request.cookies.get(LAST_NEW, "{}"))
+    except ValueError:
+        return {}
+    if not isinstance(data, dict) or not isinstance(data.get("options", {}), dict):
+        return {}
+    return data
+
+
+def game_options(form: Any) -> dict[str, str]:
+    """A new-table form's options: every field but the game, the names and the token."""
+    return {
+        k: str(v)[:80]
+        for k, v in form.items()
+        if OPTION.fullmatch(k) and k not in ("game", "csrf_token") and not k.startswith("name_")
+    }
+
+
 @bp.get("/new")
 def new() -> Response:
-    ctx = _new_context(request.args.get("game"), dict(request.args))
+    last = remembered()
+    game_name = request.args.get("game") or last.get("game")
+    values = dict(request.args)
+    # The game's remembered options win over the fields of another game's form, which a
+    # switch of the game select sends along.
+    saved = last.get("options", {}).get(game_name)
+    if isinstance(saved, dict):
+        values.update(game_options(saved))
+    ctx = _new_context(game_name if isinstance(game_name, str) else None, values)
     return page_or_fragment("tables/new.html", "tables/_new_form.html", **ctx)
 
 
@@ -77,7 +115,11 @@ def create() -> Response:
         return page_or_fragment("tables/new.html", "tables/_new_form.html", 422, **ctx)
     title = f"{games.get(game_name).title}: {', '.join(names)}"
     table_id = db.create_table(game_name, title, doc, meta, host=access.ensure_device())
-    return redirect_to("editor.show", table_id=table_id)
+    resp = redirect_to("editor.show", table_id=table_id)
+    options = {**remembered().get("options", {}), game_name: game_options(form)}
+    last = json.dumps({"game": game_name, "options": options}, separators=(",", ":"))
+    resp.set_cookie(LAST_NEW, last, max_age=YEAR, samesite="Lax", httponly=True)
+    return resp
 
 
 def _player_names(form: Any, most: int) -> list[str]:

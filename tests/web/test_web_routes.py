@@ -349,3 +349,41 @@ def test_results_show_area_majorities_and_residents(client: FlaskClient) -> None
     assert 'id="residents"' in html
     first = result.extra["residents"][0]
     assert f"{first['name']}: {first['count']} residents" in html
+
+
+def selected(html: str, name: str) -> str:
+    """The value the form's ``name`` select shows: the option marked selected, else the
+    first (as a browser does)."""
+    select = re.search(rf'<select name="{name}".*?</select>', html, re.S)
+    assert select, name
+    chosen = re.search(r'<option value="([^"]*)" selected', select.group(0))
+    first = re.search(r'<option value="([^"]*)"', select.group(0))
+    assert first, name
+    return (chosen or first).group(1)
+
+
+def test_the_new_table_form_starts_as_this_browsers_last_table(client: FlaskClient) -> None:
+    resp = client.post(
+        "/layouts", data={"game": "sunflower-valley", "name": "B", "start": "example"}
+    )
+    layout = "db:" + resp.headers["Location"].rsplit("/", 1)[1]
+    first = client.get("/new?game=sunflower-valley").get_data(as_text=True)
+    assert selected(first, "layout") == "example" and selected(first, "variant") == "standard"
+    new_table(client, dict(SV_FORM, layout=layout, variant="kids", express_6="40"), ["Anna"])
+    new_table(client, {"game": "harmonies", "side": "B"}, ["Anna", "Boris"])
+    again = client.get("/new").get_data(as_text=True)  # the game last started, its side
+    assert selected(again, "game") == "harmonies" and selected(again, "side") == "B"
+    # Switching the game sends the other game's fields along: the remembered ones win.
+    switched = client.get("/new?game=sunflower-valley&side=B&name_0=Vera", headers=HX)
+    html = switched.get_data(as_text=True)
+    assert selected(html, "layout") == layout and selected(html, "variant") == "kids"
+    assert 'name="express_6" min="0" max="999" inputmode="numeric" value="40"' in html
+    names = re.findall(r'name="name_\d+"[^>]*value="([^"]*)"', html)
+    assert names[:2] == ["Vera", ""]  # the names typed are kept, the last table's are not
+
+
+@pytest.mark.parametrize("cookie", ["{", "[1, 2]", '{"options": 3}', '{"game": 5}', "%%"])
+def test_a_broken_remembered_form_is_ignored(client: FlaskClient, cookie: str) -> None:
+    client.set_cookie("newtable", cookie)
+    resp = client.get("/new")
+    assert resp.status_code == 200 and 'id="new-form"' in resp.get_data(as_text=True)
