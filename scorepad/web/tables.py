@@ -87,13 +87,14 @@ def game_options(form: Any) -> dict[str, str]:
 def new() -> Response:
     last = remembered()
     game_name = request.args.get("game") or last.get("game")
+    game_name = game_name if isinstance(game_name, str) else None
     values = dict(request.args)
     # The game's remembered options win over the fields of another game's form, which a
     # switch of the game select sends along.
     saved = last.get("options", {}).get(game_name)
     if isinstance(saved, dict):
         values.update(game_options(saved))
-    ctx = _new_context(game_name if isinstance(game_name, str) else None, values)
+    ctx = _new_context(game_name, values)
     return page_or_fragment("tables/new.html", "tables/_new_form.html", **ctx)
 
 

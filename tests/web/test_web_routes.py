@@ -382,7 +382,18 @@ def test_the_new_table_form_starts_as_this_browsers_last_table(client: FlaskClie
     assert names[:2] == ["Vera", ""]  # the names typed are kept, the last table's are not
 
 
-@pytest.mark.parametrize("cookie", ["{", "[1, 2]", '{"options": 3}', '{"game": 5}', "%%"])
+@pytest.mark.parametrize(
+    "cookie",
+    [
+        "{",
+        "[1, 2]",
+        '{"options": 3}',
+        '{"game": 5}',
+        '{"game": [1]}',
+        '{"options": {"harmonies": 1}}',
+        "%%",
+    ],
+)
 def test_a_broken_remembered_form_is_ignored(client: FlaskClient, cookie: str) -> None:
     client.set_cookie("newtable", cookie)
     resp = client.get("/new")
