@@ -14,11 +14,14 @@ renders the page in it from the first paint.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from flask import Blueprint, Flask, Response, make_response, redirect, request
 from flask_babel import Babel, get_locale  # type: ignore[import-untyped]
+from jinja2 import pass_context
 
 from scorepad.web import vocab
 
@@ -82,6 +85,19 @@ def choose(code: str) -> Response:
     return resp
 
 
+def per_request(translate: Callable[..., str]) -> Callable[..., str]:
+    """A translating filter that Jinja may not work out once at compile time: it folds a
+    plain filter applied to a literal (``'Sunflower Valley'|term``) into the template,
+    in the language of whoever's page compiled it first. A filter that takes the context
+    is never folded."""
+
+    @pass_context
+    def run(_context: Any, *args: Any, **kwargs: Any) -> str:
+        return translate(*args, **kwargs)
+
+    return run
+
+
 def init_app(app: Flask) -> None:
     app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", str(TRANSLATIONS))
     app.config.setdefault("BABEL_DEFAULT_LOCALE", DEFAULT)
@@ -92,9 +108,9 @@ def init_app(app: Flask) -> None:
         current_theme=current_theme,
     )
     app.jinja_env.filters.update(
-        term=vocab.term,
-        sentence=vocab.sentence,
-        table_title=vocab.table_title,
+        term=per_request(vocab.term),
+        sentence=per_request(vocab.sentence),
+        table_title=per_request(vocab.table_title),
     )
     app.register_blueprint(bp)
 

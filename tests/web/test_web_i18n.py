@@ -606,3 +606,14 @@ def test_the_switcher_in_a_browser_comes_back_to_the_same_page(page: Any) -> Non
     page.click(".langs a[lang=en]")
     page.wait_for_function("document.documentElement.lang === 'en'")
     assert page.inner_text("main h1") == "Layouts"
+
+
+def test_the_first_language_to_show_a_page_does_not_stick_to_it(client: FlaskClient) -> None:
+    """Jinja works a plain filter on a literal out once, when it compiles the template
+    (``'Sunflower Valley'|term``): the translating filters take the context so that it
+    cannot, and each page shows its own language whoever came first."""
+    names = {"uk": "Сонячна долина", "ru": "Солнечная долина", "en": "Sunflower Valley"}
+    for lang in ("uk", "ru", "en", "uk"):
+        html = page(client, "/new?game=sunflower-valley", lang)
+        legend = re.search(r"<legend>(.*?)</legend>", html)
+        assert legend and legend.group(1) == names[lang], lang
