@@ -221,6 +221,35 @@ def test_axe_finds_nothing_serious_in_light_and_dark(site: Site, screen: str) ->
     assert not found["light"] and not found["dark"], json.dumps(found, indent=1)
 
 
+STICKING_OUT = """() => [...document.querySelectorAll('body *')]
+  .filter(e => e.getBoundingClientRect().right > innerWidth + 1
+               && !(e.parentElement && e.parentElement.closest('.scroll')))
+  .slice(0, 5).map(e => e.tagName + '.' + e.getAttribute('class'))"""
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("language", ["uk", "ru"])
+def test_no_screen_scrolls_sideways_on_a_small_phone(site: Site, language: str) -> None:
+    """At 320 px, with the longest labels (Ukrainian, Russian), every screen fits the
+    phone's width: rows of buttons wrap, long links break (the join link, a random
+    token, once widened the seats page), tables scroll inside themselves (their
+    screen-reader-only text too), the big screen's boards take one column."""
+    page = site.page
+    page.goto(f"{site.url}/lang/{language}")
+    wide = {}
+    try:
+        page.set_viewport_size({"width": 320, "height": 700})
+        for screen in SCREENS:
+            page.goto(site.url + site.screens[screen])
+            width = page.evaluate("document.documentElement.scrollWidth")
+            if width > 320:  # name what sticks out (not what scrolls inside a .scroll)
+                wide[screen] = (width, page.evaluate(STICKING_OUT))
+    finally:
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.goto(f"{site.url}/lang/en")
+    assert not wide, wide
+
+
 @pytest.mark.browser
 def test_theme_switch_is_remembered_and_checked_by_axe(site: Site) -> None:
     page = site.page
