@@ -422,11 +422,79 @@ SENTENCES = (
         "the photo shows %(board)s, not %(board2)s: photograph %(board3)s, or score it at a "
         "%(game)s table"
     ),
+    # scorepad.boardfile and the games' parsers: what is wrong in a board file
+    N_("player %(name)s, row %(n)s: %(why)s"),
+    N_("'options', layout %(name)s, row %(n)s: %(why)s"),
+    N_("'options', layout %(name)s, square %(square)s: %(why)s"),
+    N_("'options', layout %(name)s: %(why)s"),
+    N_("options, %(key)s: %(why)s"),
+    N_("players: %(why)s"),
+    N_("board file: %(why)s"),
+    N_("%(key)s: %(why)s"),
+    N_("missing required key %(key)s"),
+    N_("unknown key %(key)s"),
+    N_("key %(key)s appears twice in one object"),
+    N_("missing 'game' (one of the supported game names)"),
+    N_("board file is too large (over %(n)s kB)"),
+    N_("board file is not UTF-8 text (byte %(n)s)"),
+    N_("malformed JSON at line %(n)s column %(m)s: %(detail)s"),
+    N_("malformed JSON: nested too deeply"),
+    N_("malformed JSON: %(detail)s"),
+    N_("a string in the board file holds an invalid character (%(detail)s)"),
+    N_("a board file is a JSON object with 'game', 'options' and 'players'"),
+    N_("input should be a valid integer"),
+    N_("input should be a valid string"),
+    N_("input should be a valid list"),
+    N_("input should be a valid tuple"),
+    N_("input should be a valid dictionary"),
+    N_("input should be a valid boolean"),
+    N_("input should be a valid dictionary or instance of %(model)s"),
+    N_("input should be greater than or equal to %(n)s"),
+    N_("%(n)s is negative"),
+    N_("%(n)s settlements cannot score %(m)s"),
+    N_("the table is empty; leave it out to use n → n²"),
+    N_("rail side %(n)s is not a direction index 0..5"),
+    N_("a rail needs 'sides': the two sides (0..5) its track joins"),
+    N_("a hex that is not a mountain needs its printed colour 'area'"),
+    N_("%(key)s belongs to a rail, not to an empty hex"),
+    N_("a table needs at least one player"),
+    N_("%(n)s players; %(game)s is for %(lo)s to %(hi)s"),
+    N_("%(game)s is played by %(lo)s to %(hi)s players, not %(n)s"),
+    N_("hexes %(hexes)s are not on board side %(side)s (%(n)s hexes in columns of %(columns)s)"),
+    N_("board side %(side)s is missing hexes %(hexes)s"),
+    N_("%(n)s is not an animal card (animal cards are 1 to 32)"),
+    N_("%(n)s is not a spirit card (spirit cards are 33 to 42)"),
+    N_("%(n)s is not a Seasons card id"),
+    N_("%(n)s; special-ability tokens are 1 to 18"),
+    N_("%(n)s; the bonus track allows 0 to 3 bonuses"),
+    N_(
+        "%(n)s; the energy reserve never holds more than 7 tokens (only a Bespelled Grimoire "
+        "in play extends it)"
+    ),
+    N_("%(key)s is not one of the players"),
+    N_("%(code)s is not a square code (%(codes)s)"),
+    N_("%(n)s squares; a vertical board row has %(m)s"),
+    N_("%(n)s squares; a horizontal board row has %(m)s"),
+    N_("%(n)s rows; a vertical board has %(m)s rows of %(k)s squares"),
+    N_("%(n)s rows; a horizontal board has %(m)s rows of %(k)s squares"),
+    N_("layout %(name)s is not in 'options', 'layouts'"),
+    # the allowed values of a field ('A' or 'B'...): after every other "input should be"
+    N_("input should be %(choices)s"),
+    N_("or"),
 )
 
 _PLACEHOLDER = re.compile(r"%\((\w+)\)s")
 #: What some placeholders look like, so that "open burrow 'o'" splits at the code.
-_SHAPES = {"code": r"'.'", "n": r"-?\d+", "m": r"-?\d+", "k": r"-?\d+", "va": r"-?\d+"}
+_SHAPES = {
+    "code": r"'.'",
+    "n": r"-?\d+",
+    "m": r"-?\d+",
+    "k": r"-?\d+",
+    "va": r"-?\d+",
+    # a key of a board file, or the keys and items leading to it ('options', 'layouts')
+    "key": r"-?\d+|'[^']*'(?:, (?:'[^']*'|item \d+))*",
+    "choices": r"'.*'",
+}
 
 
 def _group(name: str) -> str:
@@ -469,6 +537,7 @@ _KINDS: dict[str, Callable[[str], str | None]] = {
     "area": lambda v: _colours("area", v, ""),
     "game": lambda v: _phrase(v),
     "board": lambda v: _phrase(v),
+    "choices": lambda v: v.replace("' or '", f"' {gettext('or')} '"),
 }
 
 

@@ -10,8 +10,10 @@ reasons) are produced by running the engines, so a new or reworded sentence fail
 from __future__ import annotations
 
 import ast
+import copy
 import importlib.util
 import itertools
+import json
 import re
 import sys
 from collections.abc import Iterator
@@ -28,7 +30,7 @@ from flask.testing import FlaskClient
 from webhelpers import HX, SV_FORM, new_table, stored_doc, tap
 
 from scorepad import games
-from scorepad.boardfile import BoardError
+from scorepad.boardfile import BoardError, loads
 from scorepad.games import harmonies as hm
 from scorepad.games import seasons as ss
 from scorepad.games import spring_meadow as sm
@@ -484,6 +486,79 @@ def test_engine_warnings_tiebreaks_and_reasons_are_translated(russian: None) -> 
         translated = vocab.sentence(s)
         english = re.findall(r"\b(the|and|on|of|in|but|per|player|tied|ahead)\b", translated)
         assert not english, (s, translated)
+
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def board_file_problems() -> list[str]:
+    """What is wrong with bad board files, as the import screen lists it: each game's
+    example with one value (for each of its keys and first items) replaced by a wrong kind
+    of value or left out, an unknown key added, and files that are not JSON at all."""
+    found: set[str] = set()
+
+    def problems(game: str, text: str | Any) -> None:
+        try:
+            games.get(game).parse(loads(text) if isinstance(text, str) else text)
+        except BoardError as err:
+            found.update(err.problems)
+
+    def paths(node: Any, path: list[Any]) -> Iterator[list[Any]]:
+        yield path
+        if isinstance(node, dict):
+            children: Any = node.items()
+        elif isinstance(node, list):
+            children = enumerate(node[:2])
+        else:
+            return
+        for key, child in children:
+            yield from paths(child, [*path, key])
+
+    for game in games.available():
+        example = json.loads((EXAMPLES / f"{game}.json").read_text())
+        for path in itertools.islice(paths(example, []), 1, 300):
+            for bad in ("x", -7, [], {}, None, 10**6, True, ...):
+                doc = copy.deepcopy(example)
+                parent = doc
+                for key in path[:-1]:
+                    parent = parent[key]
+                if bad is ...:
+                    if not isinstance(parent, dict):
+                        continue
+                    del parent[path[-1]]
+                else:
+                    parent[path[-1]] = bad
+                problems(game, doc)
+        problems(game, {**example, "extra": 1})
+    for text in ("{", "[1,", '{"a": 1, "a": 2}', "1" * 5000, '"\\ud800"', "[]", "{}", "[[" * 9000):
+        problems("harmonies", text)
+    return sorted(found)
+
+
+def test_every_board_file_problem_is_translated(russian: None) -> None:
+    found = board_file_problems()
+    assert len(found) > 250
+    kinds = " ".join(found)
+    assert "missing required key" in kinds and "input should be" in kinds
+    assert "malformed JSON" in kinds and "appears twice" in kinds
+    not_understood = [p for p in found if not vocab.understood(p)]
+    assert not not_understood, not_understood[:10]
+    assert vocab.sentence("player 'Boris': missing required key 'cells'") == (
+        "игрок 'Boris': нет обязательного ключа 'cells'"
+    )
+
+
+def test_the_import_screen_lists_a_files_problems_in_the_players_language(
+    client: FlaskClient,
+) -> None:
+    doc = json.loads((EXAMPLES / "harmonies.json").read_text())
+    del doc["players"][0]["cells"]
+    for lang, want in (("uk", "немає обов’язкового ключа 'cells'"), ("ru", "нет обязательного")):
+        resp = client.post(
+            "/import", data={"text": json.dumps(doc)}, headers={"Accept-Language": lang}
+        )
+        assert resp.status_code == 422
+        assert want in unescape(resp.get_data(as_text=True)), lang
 
 
 #: What the expressions in the vision layer's refusals (its f-strings) can stand for, so that
