@@ -345,6 +345,19 @@
     el.focus();
   });
 
+  /* Times are written in UTC by the server; the phone shows them in its own time zone,
+   * in the page's language. */
+  function localTimes(root) {
+    root.querySelectorAll("time[datetime]").forEach(function (t) {
+      var when = new Date(t.getAttribute("datetime"));
+      if (isNaN(when)) { return; }
+      t.textContent = when.toLocaleString(document.documentElement.lang || undefined,
+        { dateStyle: "medium", timeStyle: "short" });
+    });
+  }
+  localTimes(document);
+  document.addEventListener("htmx:afterSwap", function (e) { localTimes(e.target); });
+
   /* Spring Meadow boards: one tab stop; arrow keys move between squares, Enter paints. */
   document.addEventListener("keydown", function (e) {
     var moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };

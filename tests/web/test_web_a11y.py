@@ -423,3 +423,28 @@ def test_spring_meadow_states_have_distinct_shapes(client: FlaskClient) -> None:
     assert all('fill="none"' in s for s in shapes["o"])
     for state in ("covered", "cleared", "marmot", "open", "snow"):
         assert f'<symbol id="sq-{state}"' in html and f'href="#sq-{state}"' in html
+
+
+@pytest.mark.browser
+def test_past_tables_show_the_phones_own_time(site: Site, browser: Any) -> None:
+    """The server writes times in UTC; the phone shows them in its own zone and language."""
+    context = browser.new_context(timezone_id="Asia/Tokyo")
+    try:
+        context.add_cookies(site.page.context.cookies())  # this phone's tables
+        page = context.new_page()
+        page.goto(site.url + "/")
+        when = page.locator(".tables time").first
+        iso = when.get_attribute("datetime")
+        assert iso and iso.endswith("Z")
+        shown = when.text_content()
+        local, utc = (
+            page.evaluate(
+                "([d, zone]) => new Date(d).toLocaleString(document.documentElement.lang,"
+                " {dateStyle: 'medium', timeStyle: 'short', timeZone: zone})",
+                [iso, zone],
+            )
+            for zone in ("Asia/Tokyo", "UTC")
+        )
+        assert shown == local != utc and "UTC" not in shown
+    finally:
+        context.close()
