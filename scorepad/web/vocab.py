@@ -273,8 +273,9 @@ def table_title(title: str, game_title: str = "") -> str:
 #: The engines' sentences (and the board kits' sentences around them), one template each.
 #: Placeholder kinds, by name without trailing digits: ``why`` a nested sentence or term,
 #: ``steps`` sentences joined by "; ", ``terms`` terms joined by ", ", ``token`` a Harmonies
-#: colour, ``stack`` colours joined by "-", ``area`` a Sunflower Valley area; any other name
-#: (players, numbers, hexes, codes) is kept as it is.
+#: colour, ``stack`` colours joined by "-", ``area`` a Sunflower Valley area, ``choices``
+#: a field's allowed values ('a' or 'b': the "or" translated); any other name (players,
+#: numbers, hexes, codes, a board file's keys) is kept as it is.
 SENTENCES = (
     # scorepad.scoring: ties
     N_("tied on %(n)s points: %(steps)s"),
