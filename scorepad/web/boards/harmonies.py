@@ -120,16 +120,14 @@ def tap(
             cell["cube"] = True
     elif tool == "remove":
         if not stack:
-            raise EditRefused(
-                gettext("Hex (%(q)s, %(r)s) is empty: there is no token to remove.", q=q, r=r)
-            )
+            raise EditRefused(gettext("That hex is empty: there is no token to remove."))
         cell["stack"] = stack[:-1]
     else:
         try:
             cell["stack"] = list(hm.place_token(stack, tool))
         except ValueError as err:
             raise EditRefused(
-                gettext("Hex (%(q)s, %(r)s): %(why)s.", q=q, r=r, why=sentence(str(err)))
+                gettext("Not on that hex: %(why)s.", why=sentence(str(err)))
             ) from None
     return new
 

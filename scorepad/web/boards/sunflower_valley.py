@@ -143,9 +143,7 @@ def tap(
     if cell is None:
         raise EditRefused(gettext("Hex (%(q)s, %(r)s) is not on this sheet.", q=q, r=r))
     if cell.get("mountain"):
-        raise EditRefused(
-            gettext("Hex (%(q)s, %(r)s) is a mountain: nothing can be drawn on it.", q=q, r=r)
-        )
+        raise EditRefused(gettext("That hex is a mountain: nothing can be drawn on it."))
     cell.pop("sides", None)
     if tool == "eraser":
         cell.pop("item", None)
