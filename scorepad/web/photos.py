@@ -160,7 +160,7 @@ def board_photo(table_id: str) -> Response:
             raise db.Conflict("the sheet changed while the photo was read")
         doc = reader.from_photo(current.doc, player, result)
         try:
-            engine.parse(doc)
+            parsed = engine.parse(doc)
         except BoardError as err:
             raise EditRefused(
                 gettext(
@@ -170,7 +170,7 @@ def board_photo(table_id: str) -> Response:
             ) from None
         note_of = getattr(reader, "photo_note", None)  # what else it showed (a tally)
         if note_of is not None:
-            notes[0] = note_of(current.doc, doc, player, result)
+            notes[0] = note_of(current.doc, parsed, player, result)
         return doc, with_photo(current.meta, player, photo_id, check)
 
     photo_id = keep(table_id, player, data)

@@ -233,7 +233,7 @@ def test_the_photo_message_says_what_became_of_the_tally(
         found["sheet_doubted"] = True
     after = sheet_doc(cells, read if read is not None else typed)
     with app.test_request_context():
-        text, warning = kit.photo_note(sheet_doc(cells, typed), after, 0, found)
+        text, warning = kit.photo_note(sheet_doc(cells, typed), sv.parse(after), 0, found)
     assert (said in text) if said else text == ""
     assert warning is warns
     assert ("replaces" in text) == (typed is not None and read is not None and typed != read)

@@ -200,13 +200,14 @@ def from_photo(doc: dict[str, Any], player: int, found: Mapping[str, Any]) -> di
 
 
 def photo_note(
-    before: Mapping[str, Any], after: Mapping[str, Any], player: int, found: Mapping[str, Any]
+    before: Mapping[str, Any], after: sv.Table, player: int, found: Mapping[str, Any]
 ) -> tuple[str, bool]:
     """What the photo made of the sheet's residents tally, for the message after it, and
     whether that is a warning: the ticks read (and the value typed in that they replaced),
     or that the tally could not be read; a warning when the drawing as read gives another
     number (rules digest, "Residents": 2 per house + 1 per super sunflower), as the tally
-    is what players check the drawing against."""
+    is what players check the drawing against. ``before`` is the board file the photo
+    changed, ``after`` the table it made (as the edit parsed it)."""
     read = found["player"].get("residents")
     if read is None:
         if found.get("sheet_doubted"):
@@ -225,7 +226,7 @@ def photo_note(
     typed = before["players"][player].get("residents")
     if typed is not None and typed != read:
         said.append(gettext("It replaces the %(n)s typed in (Undo brings it back).", n=typed))
-    drawn = sv.Tallies.of(sv.parse(after).players[player]).residents
+    drawn = sv.Tallies.of(after.players[player]).residents
     if drawn != read:
         said.append(
             gettext(
