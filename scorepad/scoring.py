@@ -114,7 +114,11 @@ def _explain_ties(
     tiebreaks: Sequence[TieBreak],
     keys: Mapping[str, tuple[int, ...]],
 ) -> list[str]:
-    """One sentence per group of players on equal totals: what separated them, or not."""
+    """One sentence per group of players on equal totals: what separated them, or not.
+
+    Players the tie-break cannot separate are named together ("Anna, Boris and Vera still
+    tied after ..."), not pair by pair: five players on 0 points make one clause, not four.
+    """
     by_total: dict[int, list[PlayerScore]] = {}
     for p in scores:
         by_total.setdefault(p.total, []).append(p)
@@ -123,18 +127,29 @@ def _explain_ties(
         if len(by_total[total]) < 2:
             continue
         group = sorted(by_total[total], key=lambda p: keys[p.name], reverse=True)
+        places = [
+            [p.name for p in run] for _, run in itertools.groupby(group, lambda p: keys[p.name])
+        ]
         steps = []
-        for a, b in itertools.pairwise(group):
-            steps.append(_compare(a.name, b.name, tiebreaks))
-        sentences.append(f"tied on {total} points: " + "; ".join(steps))
+        for i, place in enumerate(places):
+            if i:
+                steps.append(_ahead(places[i - 1][-1], place[0], tiebreaks))
+            if len(place) > 1:
+                steps.append(_shared(place, tiebreaks))
+        unit = "point" if total == 1 else "points"
+        sentences.append(f"tied on {total} {unit}: " + "; ".join(steps))
     return sentences
 
 
-def _compare(a: str, b: str, tiebreaks: Sequence[TieBreak]) -> str:
-    for t in tiebreaks:
-        va, vb = t.values[a], t.values[b]
-        if va != vb:
-            return f"{a} ahead of {b} on {t.label} ({va} vs {vb})"
+def _ahead(a: str, b: str, tiebreaks: Sequence[TieBreak]) -> str:
+    """What puts ``a`` ahead of ``b`` (on equal totals, ``a`` ranked above)."""
+    t = next(t for t in tiebreaks if t.values[a] != t.values[b])
+    return f"{a} ahead of {b} on {t.label} ({t.values[a]} vs {t.values[b]})"
+
+
+def _shared(names: list[str], tiebreaks: Sequence[TieBreak]) -> str:
+    """Players who share a place: every tie-break equal, or no tie-break at all."""
+    a, b = ", ".join(names[:-1]), names[-1]
     if tiebreaks:
         return f"{a} and {b} still tied after {', '.join(t.label for t in tiebreaks)}: shared"
     return f"{a} and {b} share the place (no tie-break)"

@@ -373,4 +373,41 @@
     next.setAttribute("tabindex", "0");
     next.focus();
   });
+
+  /* Rows that scroll sideways (a score table with many players, the player tabs): the
+   * chosen player's column or tab is brought into view, and data-more says on which side
+   * more is hidden, for the stylesheet's shade. A table's first column stays in place
+   * (sticky), so its width is left out of what counts as visible. */
+  function sideways(box) {
+    var more = [];
+    if (box.scrollLeft > 1) { more.push("left"); }
+    if (box.scrollLeft + box.clientWidth < box.scrollWidth - 1) { more.push("right"); }
+    box.setAttribute("data-more", more.join(" "));
+  }
+  function showChosen(box) {
+    var chosen = box.querySelector("thead .current, [aria-current=page]");
+    if (chosen && box.scrollWidth > box.clientWidth) {
+      var head = box.querySelector("thead th");
+      var fixed = head && head !== chosen ? head.getBoundingClientRect().width : 0;
+      var at = chosen.getBoundingClientRect(), frame = box.getBoundingClientRect();
+      var start = at.left - frame.left + box.scrollLeft - fixed, room = box.clientWidth - fixed;
+      var fade = 48; /* the faded edge (2.5rem) must not hide it */
+      if (start < box.scrollLeft || start + at.width > box.scrollLeft + room - fade) {
+        box.scrollLeft = start - Math.max(0, (room - at.width) / 2); /* centred */
+      }
+    }
+    sideways(box);
+  }
+  function scrollers(root) {
+    (root || document).querySelectorAll(".scroll, .tabs").forEach(showChosen);
+  }
+  document.addEventListener("DOMContentLoaded", function () { scrollers(); });
+  document.addEventListener("htmx:afterSettle", function () { scrollers(); });
+  window.addEventListener("resize", function () { scrollers(); });
+  document.addEventListener("scroll", function (e) {
+    var box = e.target;
+    if (box.classList && (box.classList.contains("scroll") || box.classList.contains("tabs"))) {
+      sideways(box);
+    }
+  }, true);
 })();

@@ -136,6 +136,34 @@ def test_without_a_tie_break_the_sentence_says_the_place_is_shared() -> None:
     assert result.tiebreaks == ("tied on 9 points: Anna and Boris share the place (no tie-break)",)
 
 
+def test_players_the_tie_break_cannot_separate_are_named_together() -> None:
+    houses = TieBreak("houses", {"Anna": 1, "Boris": 1, "Vera": 1, "Grisha": 1, "Dana": 0})
+    scores = [player(n, 0) for n in ("Anna", "Boris", "Vera", "Grisha", "Dana")]
+    result = rank("test", scores, [houses])
+    assert ranks(result) == {"Anna": 1, "Boris": 1, "Vera": 1, "Grisha": 1, "Dana": 5}
+    assert result.tiebreaks == (
+        "tied on 0 points: Anna, Boris, Vera and Grisha still tied after houses: shared; "
+        "Grisha ahead of Dana on houses (1 vs 0)",
+    )
+
+
+def test_a_tie_between_two_pairs_names_each_pair_and_what_splits_them() -> None:
+    houses = TieBreak("houses", {"Anna": 2, "Boris": 1, "Vera": 2, "Grisha": 1})
+    scores = [player(n, 7) for n in ("Anna", "Boris", "Vera", "Grisha")]
+    result = rank("test", scores, [houses])
+    assert result.tiebreaks == (
+        "tied on 7 points: Anna and Vera still tied after houses: shared; "
+        "Vera ahead of Boris on houses (2 vs 1); Boris and Grisha still tied after houses: shared",
+    )
+
+
+def test_one_point_is_singular_and_no_tie_break_shares_the_place() -> None:
+    result = rank("test", [player(n, 1) for n in ("Anna", "Boris", "Vera")])
+    assert result.tiebreaks == (
+        "tied on 1 point: Anna, Boris and Vera share the place (no tie-break)",
+    )
+
+
 def test_one_sentence_per_tied_total_highest_first() -> None:
     houses = TieBreak("houses", {"Anna": 1, "Boris": 2, "Vera": 1, "Grisha": 1})
     scores = [player("Anna", 3), player("Boris", 3), player("Vera", 10), player("Grisha", 10)]

@@ -279,6 +279,7 @@ def table_title(title: str, game_title: str = "") -> str:
 SENTENCES = (
     # scorepad.scoring: ties
     N_("tied on %(n)s points: %(steps)s"),
+    N_("tied on %(n)s point: %(steps)s"),
     N_("%(a)s ahead of %(b)s on %(why)s (%(va)s vs %(vb)s)"),
     N_("%(a)s and %(b)s still tied after %(terms)s: shared"),
     N_("%(a)s and %(b)s share the place (no tie-break)"),

@@ -318,6 +318,39 @@ def test_main_menu_fits_a_phone_in_every_language(site: Site, language: str) -> 
 
 
 @pytest.mark.browser
+def test_five_players_on_a_small_phone_keep_the_chosen_column_in_view(site: Site) -> None:
+    """Five players' scores do not fit 320 px: the table scrolls inside itself, its
+    category column stays in place, the chosen player's column (and tab) is brought into
+    view clear of the faded edge, and the edge with more columns behind it says so."""
+    names = ["Oleksandra", "Bohdan", "Kateryna", "Maximilian", "Yu"]
+    table_id = site.create(SV_FORM, names)
+    page = site.page
+    try:
+        page.set_viewport_size({"width": 320, "height": 700})
+        page.goto(f"{site.url}/t/{table_id}?p=3")
+        box = page.locator("#breakdown")
+        frame = box.bounding_box()
+        assert page.evaluate("(b) => b.scrollWidth > b.clientWidth + 40", box.element_handle())
+        category = page.locator("#breakdown thead th").first.bounding_box()
+        chosen = page.locator("#breakdown thead th.current")
+        assert chosen.inner_text() == "Maximilian"
+        seen = chosen.bounding_box()
+        assert seen["x"] >= category["x"] + category["width"] - 1
+        assert seen["x"] + seen["width"] <= frame["x"] + frame["width"]
+        assert category["x"] == pytest.approx(frame["x"], abs=1)  # sticky, though scrolled
+        assert box.get_attribute("data-more") == "left"  # Yu fits, no faded edge; Anna hidden
+        tab = page.locator(".tabs [aria-current=page]").bounding_box()
+        assert tab["x"] >= 0 and tab["x"] + tab["width"] <= 320 - 40
+        box.evaluate("b => b.scrollTo(0, 0)")
+        page.wait_for_function("document.querySelector('#breakdown').dataset.more === 'right'")
+        page.goto(f"{site.url}/t/{table_id}?p=0")  # the first player: nothing to bring in
+        assert box.evaluate("b => b.scrollLeft") == 0
+        assert box.get_attribute("data-more") == "right"
+    finally:
+        page.set_viewport_size({"width": 390, "height": 844})
+
+
+@pytest.mark.browser
 def test_live_breakdown_is_announced_to_screen_readers(site: Site) -> None:
     page = site.page
     page.goto(site.url + site.screens["Sunflower Valley editor"])

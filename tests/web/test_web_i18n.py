@@ -651,9 +651,14 @@ def test_a_tiebreak_sentence_reads_naturally(russian: None) -> None:
         "Boris and Vera still tied after houses, sunflowers, residents: shared"
     )
     assert vocab.sentence(text) == (
-        "ничья на 12 очках: Anna впереди Boris по показателю «дома» (2 против 1); "
+        "ничья при счёте 12: Anna впереди Boris по показателю «дома» (2 против 1); "
         "Boris и Vera всё ещё равны после сравнения (дома, подсолнухи, жители): место делят"
     )
+    # One point, and players named together ("A, B and C"): no number or plural to agree.
+    assert vocab.understood("tied on 1 point: Anna, Boris and Vera share the place (no tie-break)")
+    assert vocab.sentence(
+        "tied on 1 point: Anna, Boris and Vera still tied after houses: shared"
+    ) == ("ничья при счёте 1: Anna, Boris и Vera всё ещё равны после сравнения (дома): место делят")
     # Unknown text stays whole in English rather than half translated.
     assert vocab.sentence("tied on 3 points: something new") == "tied on 3 points: something new"
     assert vocab.table_title("Harmonies: Anna, Boris") == "Гармонии: Anna, Boris"
