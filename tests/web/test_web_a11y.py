@@ -351,6 +351,26 @@ def test_five_players_on_a_small_phone_keep_the_chosen_column_in_view(site: Site
 
 
 @pytest.mark.browser
+def test_seasons_counters_line_up_on_a_phone(site: Site) -> None:
+    """Each Seasons counter's box sits at the right of its row, whatever its label's
+    length (Ukrainian's longest wraps), so the column of boxes reads as one."""
+    page = site.page
+    page.goto(f"{site.url}/lang/uk")
+    try:
+        page.set_viewport_size({"width": 320, "height": 700})
+        page.goto(site.url + site.screens["Seasons editor"])
+        boxes = [b.bounding_box() for b in page.locator("#counts input[type=number]").all()]
+        assert len(boxes) >= 5
+        rights = {round(b["x"] + b["width"]) for b in boxes}
+        assert len(rights) == 1, rights
+        labels = [b.bounding_box() for b in page.locator("#counts label").all()]
+        assert all(b["x"] + b["width"] <= 320 for b in labels)
+    finally:
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.goto(f"{site.url}/lang/en")
+
+
+@pytest.mark.browser
 def test_live_breakdown_is_announced_to_screen_readers(site: Site) -> None:
     page = site.page
     page.goto(site.url + site.screens["Sunflower Valley editor"])
