@@ -374,10 +374,10 @@
     next.focus();
   });
 
-  /* Rows that scroll sideways (a score table with many players, the player tabs): the
-   * chosen player's column or tab is brought into view, and data-more says on which side
-   * more is hidden, for the stylesheet's shade. A table's first column stays in place
-   * (sticky), so its width is left out of what counts as visible. */
+  /* Rows that scroll sideways (a score table with many players, the player tabs, the
+   * palette): the chosen player's column or tab, or the chosen tool, is brought into view,
+   * and data-more says on which side more is hidden, for the stylesheet's fade. A table's
+   * first column stays in place (sticky), so its width is left out of what is visible. */
   function sideways(box) {
     var more = [];
     if (box.scrollLeft > 1) { more.push("left"); }
@@ -385,7 +385,8 @@
     box.setAttribute("data-more", more.join(" "));
   }
   function showChosen(box) {
-    var chosen = box.querySelector("thead .current, [aria-current=page]");
+    var tool = box.querySelector("label > input:checked");
+    var chosen = tool ? tool.parentNode : box.querySelector("thead .current, [aria-current=page]");
     if (chosen && box.scrollWidth > box.clientWidth) {
       var head = box.querySelector("thead th");
       var fixed = head && head !== chosen ? head.getBoundingClientRect().width : 0;
@@ -398,16 +399,15 @@
     }
     sideways(box);
   }
-  function scrollers(root) {
-    (root || document).querySelectorAll(".scroll, .tabs").forEach(showChosen);
+  var SIDEWAYS = ".scroll, .tabs, .palette";
+  function scrollers() {
+    document.querySelectorAll(SIDEWAYS).forEach(showChosen);
   }
-  document.addEventListener("DOMContentLoaded", function () { scrollers(); });
-  document.addEventListener("htmx:afterSettle", function () { scrollers(); });
-  window.addEventListener("resize", function () { scrollers(); });
+  document.addEventListener("DOMContentLoaded", scrollers);
+  document.addEventListener("htmx:afterSettle", scrollers);
+  window.addEventListener("resize", scrollers);
   document.addEventListener("scroll", function (e) {
     var box = e.target;
-    if (box.classList && (box.classList.contains("scroll") || box.classList.contains("tabs"))) {
-      sideways(box);
-    }
+    if (box.matches && box.matches(SIDEWAYS)) { sideways(box); }
   }, true);
 })();
