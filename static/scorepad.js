@@ -410,4 +410,11 @@
     var box = e.target;
     if (box.matches && box.matches(SIDEWAYS)) { sideways(box); }
   }, true);
+
+  /* The import screen's own file button: the chosen file's name shows beside it. */
+  document.addEventListener("change", function (e) {
+    var input = e.target;
+    var shown = input.type === "file" && input.form && input.form.querySelector("[data-file-chosen]");
+    if (shown && input.files.length) { shown.textContent = input.files[0].name; }
+  });
 })();

@@ -7,6 +7,7 @@ not read from the engine.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -143,6 +144,22 @@ def test_invalid_import_is_explained_and_not_stored(page: Any) -> None:
     assert "nothing was stored" in text and "cells" in text
     page.goto(page.base + "/")
     assert "No tables yet" in page.text_content("#tables")
+
+
+def test_import_a_board_file_with_the_pages_own_file_button(page: Any) -> None:
+    """The file button speaks the page's language (the browser's own says "Choose File"
+    whatever the page's), shows the chosen file's name, and the file is imported."""
+    example = Path(__file__).resolve().parents[2] / "examples" / "harmonies.json"
+    page.goto(page.base + "/lang/uk")
+    page.goto(page.base + "/import")
+    assert page.inner_text("#import-form .file-button").strip() == "Вибрати файл дошки"
+    assert page.inner_text("#file-chosen") == "Файл не вибрано"
+    page.set_input_files("#import-form input[type=file]", str(example))
+    assert page.inner_text("#file-chosen") == "harmonies.json"
+    page.click("#import-form button[type=submit]")
+    page.wait_for_url(re.compile(r".*/t/[\w-]+$"))
+    page.wait_for_selector("#editor")
+    page.goto(page.base + "/lang/en")
 
 
 # --- Harmonies -----------------------------------------------------------------------------------
