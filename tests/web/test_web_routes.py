@@ -132,6 +132,17 @@ def test_tap_rescores_and_swaps_board_and_breakdown(
     assert html.count('class="pair"') == 1  # the line from the sheep to its house
 
 
+def test_before_anyone_scores_nobody_leads(client: FlaskClient, table_id: str) -> None:
+    """A new table says "No points yet" rather than naming everyone as leading and tied."""
+    html = client.get(f"/t/{table_id}").get_data(as_text=True)
+    assert "No points yet." in html and "Leading:" not in html
+    assert 'class="tiebreaks' not in html
+    tap(client, table_id, p=0, tool="house", q=0, r=0)
+    html = tap(client, table_id, p=0, tool="sheep", q=0, r=1).get_data(as_text=True)
+    assert "No points yet." not in html
+    assert re.search(r'Leading: <strong id="leaders">Anna</strong>', html)
+
+
 def test_invalid_tap_is_422_and_stores_nothing(
     app: Flask, client: FlaskClient, table_id: str
 ) -> None:
