@@ -119,6 +119,21 @@ def test_finishing_stops_polling(app: Flask, client: FlaskClient, table_id: str)
         assert 'id="live"' not in boris.get(url).get_data(as_text=True), url
 
 
+def test_the_big_screen_picks_no_player_and_waits_for_points(
+    app: Flask, client: FlaskClient, table_id: str
+) -> None:
+    """No column of the big screen's table is the "current" player's (it is nobody's
+    phone), and before anyone scores it says so rather than naming everyone as leading."""
+    html = phone(app).get(f"/t/{table_id}/screen").get_data(as_text=True)
+    assert 'class="current' not in html
+    assert re.search(r'id="screen-leaders">No points yet.<', html)
+    tap(client, table_id, p=0, tool="house", q=0, r=0)
+    tap(client, table_id, p=0, tool="sheep", q=0, r=1)
+    html = phone(app).get(f"/t/{table_id}/screen").get_data(as_text=True)
+    assert re.search(r'id="screen-leaders">Leading: Anna<', html)
+    assert 'class="current' not in html
+
+
 def test_the_big_screen_is_read_only(app: Flask, client: FlaskClient, table_id: str) -> None:
     tap(client, table_id, p=0, tool="house", q=0, r=0)
     html = phone(app).get(f"/t/{table_id}/screen").get_data(as_text=True)
