@@ -417,4 +417,20 @@
     var shown = input.type === "file" && input.form && input.form.querySelector("[data-file-chosen]");
     if (shown && input.files.length) { shown.textContent = input.files[0].name; }
   });
+
+  /* A refused tap's message is printed above the player tabs; a player who scrolled down to
+   * the board (or has it under the sticky palette) would see nothing happen, so then the
+   * message is pinned to the bottom of the screen until the next swap, or a tap on it. */
+  document.addEventListener("htmx:afterSettle", function () {
+    var msg = document.getElementById("editor-message");
+    if (!msg) { return; }
+    var palette = document.querySelector("#editor .palette");
+    var covered = palette ? Math.max(0, palette.getBoundingClientRect().bottom) : 0;
+    var at = msg.getBoundingClientRect();
+    if (at.top < covered || at.bottom > window.innerHeight) { msg.classList.add("toast"); }
+  });
+  document.addEventListener("click", function (e) {
+    var toast = e.target.closest && e.target.closest(".msg.toast");
+    if (toast) { toast.classList.remove("toast"); }
+  });
 })();

@@ -122,6 +122,27 @@ def test_invalid_tap_shows_a_message_and_keeps_the_board(page: Any) -> None:
     assert page.get_attribute('#editor [data-q="1"][data-r="1"]', "data-item") == "mountain"
 
 
+def test_a_refused_tap_low_on_the_board_is_said_where_the_player_looks(page: Any) -> None:
+    """On a short phone scrolled down to the board, the message printed above the tabs is
+    off screen (or under the sticky palette): it is pinned to the bottom of the screen."""
+    page.set_viewport_size({"width": 360, "height": 640})
+    start_table(page, "sunflower-valley", ["Anna", "Boris"])
+    pick(page, "house")
+    mountain = page.locator('#editor [data-q="1"][data-r="1"]')
+    mountain.scroll_into_view_if_needed()
+    page.mouse.wheel(0, 400)  # the board's lower part under the thumb, the tabs far above
+    page.wait_for_function("window.scrollY > 300")
+    mountain.click()
+    message = page.locator("#editor-message")
+    message.wait_for()
+    assert "mountain" in message.inner_text()
+    box = message.bounding_box()
+    assert box["y"] >= 0 and box["y"] + box["height"] <= 640
+    assert "toast" in message.get_attribute("class")
+    message.click()  # a tap puts it back in its place
+    assert "toast" not in message.get_attribute("class")
+
+
 def test_undo_and_redo_buttons(page: Any) -> None:
     start_table(page, "sunflower-valley", ["Anna"])
     draw(page, "house", 0, 0)
