@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -267,10 +268,18 @@ def edit(table_id: str, change: Change) -> Response:
     return render_editor(stored, player, parsed=parsed, rights=now)
 
 
+#: "player 'Anna', cell (0, 1): ..." or "..., square (3, 4): ...": the engine names the
+#: place, which an edit refused on the player's own board need not (nor can: no coordinates
+#: are printed on it); the player knows where they tapped.
+_WHERE = re.compile(r"player .*, (?:cell|square) \(-?\d+, -?\d+\): (?P<why>.+)", re.DOTALL)
+
+
 def _sentence(problems: list[str]) -> str:
     """The engine's first problem, readable on a phone: "Not allowed: ..." ."""
-    first = gettext("Not allowed: %(why)s", why=sentence(problems[0]))
+    where = _WHERE.fullmatch(problems[0])
+    why = sentence(where["why"] if where else problems[0])
+    first = gettext("Not allowed: %(why)s", why=why)
     more = len(problems) - 1
-    if not more:
-        return str(first)
-    return str(first + ngettext(" (and %(num)d more)", " (and %(num)d more)", more))
+    if more:
+        first += ngettext(" (and %(num)d more)", " (and %(num)d more)", more)
+    return str(first).rstrip(".") + "."

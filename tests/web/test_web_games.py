@@ -76,6 +76,45 @@ def test_harmonies_remove_top_and_cube(app: Flask, client: FlaskClient, harmonie
     assert "cube" not in cell
     resp = tap(client, harmonies, p=1, tool="remove", q=0, r=0)
     assert resp.status_code == 422 and "empty" in message(resp)
+    resp = tap(client, harmonies, p=1, tool="cube", q=0, r=0)
+    assert resp.status_code == 422
+    assert message(resp) == "That hex is empty: a cube goes on a token."
+
+
+@pytest.mark.parametrize(
+    ("problems", "said"),
+    [
+        (
+            [
+                "player 'Anna', cell (0, -1): a cube lies on the habitat it was placed on, "
+                "and this hex is empty"
+            ],
+            "Not allowed: a cube lies on the habitat it was placed on, and this hex is empty.",
+        ),
+        (
+            [
+                "player 'Bo, cell (1, 1): x', square (3, 4): 2 burrow squares (o, c, m); a board "
+                "side has only 1 burrows",
+                "player 'Anna': something else",
+            ],
+            "Not allowed: 2 burrow squares (o, c, m); a board side has only 1 burrows "
+            "(and 1 more).",
+        ),
+        (
+            ["the sheet has no cells; list every hex of the sheet"],
+            "Not allowed: the sheet has no cells; list every hex of the sheet.",
+        ),
+    ],
+)
+def test_a_refusal_in_the_engines_words_leaves_out_the_player_and_cell(
+    app: Flask, problems: list[str], said: str
+) -> None:
+    """The engine names the player and the cell ("player 'Anna', cell (0, 1): ..."); on the
+    player's own board, where no coordinates are printed, the editor says only why."""
+    from scorepad.web.editor import _sentence
+
+    with app.test_request_context("/"):
+        assert _sentence(problems) == said
 
 
 def test_harmonies_cards_and_spirit(app: Flask, client: FlaskClient, harmonies: str) -> None:
@@ -171,6 +210,29 @@ def test_spring_meadow_drag_paints_many_squares(
     assert rows[14] == "##########"
     result = engine_result(stored_doc(app, meadow)).players[0]
     assert result.categories["full_rows"] == 10
+
+
+def test_spring_meadow_burrow_states_only_on_the_printed_burrows(
+    app: Flask, client: FlaskClient, meadow: str
+) -> None:
+    """A marmot, an open or a cleared burrow only where the layout prints a burrow, and no
+    snow on one: refused in the board's words, nothing stored."""
+    rows = stored_doc(app, meadow)["players"][0]["rows"]
+    burrow = next((r, c) for r, row in enumerate(rows) for c, x in enumerate(row) if x == "o")
+    plain = next((r, c) for r, row in enumerate(rows) for c, x in enumerate(row) if x == ".")
+    for tool in ("m", "c", "o"):
+        resp = tap(client, meadow, p=0, tool=tool, row=plain[0], col=plain[1])
+        assert resp.status_code == 422
+        assert (
+            message(resp) == "There is no burrow on that square: burrows are printed on the board."
+        )
+    resp = tap(client, meadow, p=0, tool=".", row=burrow[0], col=burrow[1])
+    assert message(resp).startswith("That square is a burrow:")
+    drag = f"{burrow[0]},{burrow[1]};{plain[0]},{plain[1]}"
+    resp = tap(client, meadow, p=0, tool="m", squares=drag)
+    assert message(resp).startswith("Some of those squares have no burrow")
+    assert stored_doc(app, meadow)["players"][0]["rows"] == rows
+    assert tap(client, meadow, p=0, tool="m", row=burrow[0], col=burrow[1]).status_code == 200
 
 
 def test_spring_meadow_fill_row_keeps_burrows_and_clear_restores_them(

@@ -116,6 +116,8 @@ def tap(
     elif tool == "cube":
         if cell.get("cube"):
             cell.pop("cube")
+        elif not stack:  # a cube is placed on the habitat its card shows
+            raise EditRefused(gettext("That hex is empty: a cube goes on a token."))
         else:
             cell["cube"] = True
     elif tool == "remove":

@@ -122,6 +122,32 @@ def _printed_burrows(
     return frozenset()
 
 
+def _check_burrows(
+    tool: str, squares: list[tuple[int, int]], burrows: frozenset[tuple[int, int]]
+) -> None:
+    """Burrow states only on the layout's burrows, and never snow on one (rules digest,
+    Spring Meadow): said in the board's words before the engine names codes and squares.
+    Without a known layout (``burrows`` empty) the engine alone decides."""
+    if not burrows:
+        return
+    one = len(squares) == 1
+    if tool in (sm.OPEN, sm.CLEARED, sm.MARMOT) and any(sq not in burrows for sq in squares):
+        raise EditRefused(
+            gettext("There is no burrow on that square: burrows are printed on the board.")
+            if one
+            else gettext("Some of those squares have no burrow: burrows are printed on the board.")
+        )
+    if tool == sm.SNOW and any(sq in burrows for sq in squares):
+        raise EditRefused(
+            gettext("That square is a burrow: it is open, cleared, has a marmot or is covered.")
+            if one
+            else gettext(
+                "Some of those squares are burrows: a burrow is open, cleared, has a marmot or "
+                "is covered."
+            )
+        )
+
+
 def _squares(raw: str, rows: int, cols: int) -> list[tuple[int, int]]:
     found = []
     for part in raw.split(";")[:MAX_SQUARES_PER_DRAG]:
@@ -163,6 +189,7 @@ def tap(
             len(board["rows"][0]),
         )
     burrows = _printed_burrows(doc, board)
+    _check_burrows(tool, squares, burrows)
     grid = [list(row) for row in board["rows"]]
     for row, col in squares:
         if tool == "clear":
