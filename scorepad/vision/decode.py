@@ -37,6 +37,14 @@ def _register_heif() -> bool:
 
 HEIF = _register_heif()
 
+#: The brands of an ISO media file (its ``ftyp`` box) that mark a HEIC / HEIF still photo.
+HEIC_BRANDS = (b"heic", b"heix", b"heim", b"heis", b"hevc", b"hevx", b"mif1", b"msf1")
+
+
+def _is_heic(data: bytes) -> bool:
+    """Whether ``data`` starts as an iPhone's HEIC photo does (``....ftypheic``)."""
+    return data[4:8] == b"ftyp" and data[8:12] in HEIC_BRANDS
+
 
 def decode(data: bytes, target_side: int = 2000) -> np.ndarray:
     """The photo as an RGB uint8 array, upright per its EXIF orientation, with its long side
@@ -74,8 +82,12 @@ def decode(data: bytes, target_side: int = 2000) -> np.ndarray:
     except PhotoError:
         raise
     except UnidentifiedImageError:
-        hint = "" if HEIF else " (HEIC needs the pillow-heif plug-in)"
-        raise PhotoError(f"the file is not a JPEG, PNG or WebP image{hint}") from None
+        if _is_heic(data):  # only without the plug-in: with it, Pillow reads HEIC
+            raise PhotoError(
+                "the photo is in the HEIC format, which this server does not read: send it as "
+                "a JPEG (on an iPhone: Settings, Camera, Formats, Most Compatible)"
+            ) from None
+        raise PhotoError("the file is not a JPEG, PNG or WebP photo") from None
     except (Image.DecompressionBombError, Image.DecompressionBombWarning):
         raise PhotoError(
             f"the photo has too many pixels (at most {MAX_PIXELS // 10**6} MP)"

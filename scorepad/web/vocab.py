@@ -394,8 +394,11 @@ SENTENCES = (
     # could not be read: ..."). The specific "damaged" reason comes before the general one.
     N_("the photo is too large (%(n)s MB; at most %(m)s MB)"),
     N_("the file is empty or is not an image"),
-    N_("the file is not a JPEG, PNG or WebP image"),
-    N_("the file is not a JPEG, PNG or WebP image (HEIC needs the pillow-heif plug-in)"),
+    N_("the file is not a JPEG, PNG or WebP photo"),
+    N_(
+        "the photo is in the HEIC format, which this server does not read: send it as a JPEG "
+        "(on an iPhone: Settings, Camera, Formats, Most Compatible)"
+    ),
     N_("the photo has too many pixels (at most %(n)s MP)"),
     N_("the photo has too many pixels (%(w)sx%(h)s; at most %(n)s MP)"),
     N_("the photo is too small (%(w)sx%(h)s); take it closer"),

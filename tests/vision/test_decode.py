@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from scorepad.vision.decode import MAX_BYTES, PhotoError, decode
+from scorepad.vision.decode import HEIF, MAX_BYTES, PhotoError, decode
 
 
 def jpeg(width: int, height: int, exif_orientation: int | None = None) -> bytes:
@@ -45,6 +45,13 @@ def test_large_jpeg_is_decoded_reduced():
 def test_not_an_image():
     with pytest.raises(PhotoError, match="not a JPEG, PNG or WebP"):
         decode(b"%PDF-1.4 this is a document, not a photo" * 10)
+
+
+@pytest.mark.skipif(HEIF, reason="with the pillow-heif plug-in Pillow reads HEIC itself")
+def test_a_heic_photo_without_the_plug_in_says_how_to_send_a_jpeg():
+    heic = b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic" + bytes(200)
+    with pytest.raises(PhotoError, match=r"HEIC format.*send it as a JPEG"):
+        decode(heic)
 
 
 def test_truncated_jpeg():

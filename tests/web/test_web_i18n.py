@@ -568,7 +568,6 @@ VISION_VALUES: dict[str, list[str]] = {
     "game": ["Harmonies", "Spring Meadow"],  # boards.no_board
     "len(data) // 2 ** 20": ["31"],
     "MAX_BYTES // 2 ** 20": ["30"],
-    "hint": ["", " (HEIC needs the pillow-heif plug-in)"],
     "MAX_PIXELS // 10 ** 6": ["60"],
     "width": ["4000"],
     "height": ["3000"],

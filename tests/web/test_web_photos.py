@@ -422,7 +422,7 @@ def test_a_photo_without_a_sheet_is_refused(app: Flask, client: FlaskClient) -> 
     assert "Не удалось прочитать фото: на фото не найден лист: снимите весь лист" in html
     resp = send(client, f"/t/{table_id}/photo", b"not an image at all", "notes.txt", "uk", p="0")
     html = unescape(resp.get_data(as_text=True))
-    assert "Не вдалося прочитати фото: файл — не зображення JPEG, PNG чи WebP" in html
+    assert "Не вдалося прочитати фото: файл — не фото JPEG, PNG чи WebP" in html
 
 
 def test_too_large_photos_get_a_readable_413(db_url: str) -> None:
