@@ -53,6 +53,10 @@ def loads(text: str | bytes) -> Any:
     try:
         doc = json.loads(text, object_pairs_hook=_reject_duplicate_keys)
     except json.JSONDecodeError as err:
+        if not text.strip():
+            raise BoardError(["board file is empty"]) from None
+        if not text[: err.pos].strip():  # not JSON from its first character: another file
+            raise BoardError([NOT_A_BOARD_FILE]) from None
         raise BoardError(
             [f"malformed JSON at line {err.lineno} column {err.colno}: {err.msg}"]
         ) from None
@@ -119,6 +123,12 @@ _MESSAGES = {
     "extra_forbidden": "unknown key",
     "missing": "missing required key",
 }
+#: Messages that name no key; pydantic's would name an internal class ("instance of _Cell").
+_WHOLE_MESSAGES = {
+    "model_type": "input should be a valid dictionary",
+}
+#: A file that is not JSON at all (a photo, a text note) chosen on the import screen.
+NOT_A_BOARD_FILE = "this is not a board file (a board file is the JSON text Scorepad exports)"
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -134,7 +144,9 @@ def validate(model: type[M], doc: Any) -> M:
             if e["type"] == "too_short" and _has_deeper_error(e["loc"], errors):
                 continue  # a bad item also empties the validated list: report the item only
             loc = list(e["loc"])
-            text = _MESSAGES.get(e["type"], e["msg"][:1].lower() + e["msg"][1:])
+            text = _MESSAGES.get(e["type"]) or _WHOLE_MESSAGES.get(
+                e["type"], e["msg"][:1].lower() + e["msg"][1:]
+            )
             if e["type"] in _MESSAGES and loc:
                 text = f"{text} {loc[-1]!r}"  # the unknown or missing key itself
                 loc = loc[:-1]

@@ -12,6 +12,7 @@ from pydantic import Field, StrictInt, StrictStr, ValidationError
 
 from scorepad.boardfile import (
     MAX_BOARD_BYTES,
+    NOT_A_BOARD_FILE,
     BoardError,
     Model,
     game_of,
@@ -87,8 +88,6 @@ def test_same_key_in_different_objects_is_fine() -> None:
         ('{\n  "game": "x",\n  "players": }', 3, 14),
         ('{"game": "x"}\n{"game": "y"}', 2, 1),
         ("{'game': 'x'}", 1, 2),
-        ("", 1, 1),
-        ("   \n  ", 2, 3),
         ('{"game": "sunflower', 1, 10),
     ],
 )
@@ -98,6 +97,23 @@ def test_malformed_json_names_line_and_column(text: str, line: int, column: int)
     assert caught.value.problems == [
         f"malformed JSON at line {line} column {column}: " + _json_message(text)
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("", "board file is empty"),
+        ("   \n  ", "board file is empty"),
+        ("Anna 23, Boris 19", NOT_A_BOARD_FILE),
+        ("\x00" * 64, NOT_A_BOARD_FILE),
+        ("  <html>", NOT_A_BOARD_FILE),
+    ],
+)
+def test_a_file_that_is_not_json_at_all_is_not_a_board_file(text: str, problem: str) -> None:
+    """A note or a page chosen by mistake is named as such, not as JSON at line 1 column 1."""
+    with pytest.raises(BoardError) as caught:
+        loads(text)
+    assert caught.value.problems == [problem]
 
 
 def _json_message(text: str) -> str:

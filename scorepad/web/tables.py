@@ -160,7 +160,11 @@ def import_file() -> Response:
             "tables/import.html",
             "tables/_import_form.html",
             422,
-            message=gettext("This board file cannot be imported; nothing was stored."),
+            message=gettext(
+                "%(file)s cannot be imported; nothing was stored.", file=upload.filename
+            )
+            if upload and upload.filename
+            else gettext("This board file cannot be imported; nothing was stored."),
             problems=err.problems[:20],
             more=max(0, len(err.problems) - 20),
         )

@@ -447,13 +447,14 @@ SENTENCES = (
     N_("malformed JSON: %(detail)s"),
     N_("a string in the board file holds an invalid character (%(detail)s)"),
     N_("a board file is a JSON object with 'game', 'options' and 'players'"),
+    N_("this is not a board file (a board file is the JSON text Scorepad exports)"),
+    N_("board file is empty"),
     N_("input should be a valid integer"),
     N_("input should be a valid string"),
     N_("input should be a valid list"),
     N_("input should be a valid tuple"),
     N_("input should be a valid dictionary"),
     N_("input should be a valid boolean"),
-    N_("input should be a valid dictionary or instance of %(model)s"),
     N_("input should be greater than or equal to %(n)s"),
     N_("%(n)s is negative"),
     N_("%(n)s settlements cannot score %(m)s"),
@@ -486,6 +487,21 @@ SENTENCES = (
     # the allowed values of a field ('A' or 'B'...): after every other "input should be"
     N_("input should be %(choices)s"),
     N_("or"),
+)
+
+#: What Python's JSON parser says is wrong (``%(detail)s`` of "malformed JSON ..."); other
+#: details (rarer ones, with positions in them) stay as they are.
+JSON_DETAILS = (
+    N_("Expecting value"),
+    N_("Expecting ',' delimiter"),
+    N_("Expecting ':' delimiter"),
+    N_("Expecting property name enclosed in double quotes"),
+    N_("Extra data"),
+    N_("Illegal trailing comma before end of object"),
+    N_("Illegal trailing comma before end of array"),
+    N_("Invalid control character at"),
+    N_("Invalid \\escape"),
+    N_("Unterminated string starting at"),
 )
 
 _PLACEHOLDER = re.compile(r"%\((\w+)\)s")
@@ -543,6 +559,7 @@ _KINDS: dict[str, Callable[[str], str | None]] = {
     "game": lambda v: _phrase(v),
     "board": lambda v: _phrase(v),
     "choices": lambda v: v.replace("' or '", f"' {gettext('or')} '"),
+    "detail": lambda v: str(gettext(v)) if v in JSON_DETAILS else v,
 }
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import re
+from html import unescape
 from pathlib import Path
 
 import pytest
@@ -259,6 +260,24 @@ def test_invalid_upload_names_the_cell(app: Flask, client: FlaskClient) -> None:
     resp = client.post("/import", data=upload, content_type="multipart/form-data")
     assert resp.status_code == 422
     assert "cell (0, 0)" in resp.get_data(as_text=True)
+    assert table_count(app) == 0
+
+
+def test_a_file_that_is_not_a_board_file_is_named_and_said_so(
+    app: Flask, client: FlaskClient
+) -> None:
+    """A note chosen by mistake: the message names the file (the chooser is empty again
+    after the answer) and says it is no board file, in the page's language."""
+    upload = {"file": (io.BytesIO(b"Anna 23, Boris 19"), "scores.txt")}
+    resp = client.post("/import", data=upload, content_type="multipart/form-data")
+    html = unescape(resp.get_data(as_text=True))
+    assert resp.status_code == 422
+    assert "scores.txt cannot be imported; nothing was stored." in html
+    assert "this is not a board file" in html and "JSON at line" not in html
+    client.get("/lang/ru")
+    resp = client.post("/import", data={"text": '{"game": "harmonies" "players": []}'})
+    html = unescape(resp.get_data(as_text=True))
+    assert "ошибка в JSON: строка 1, столбец 22 (ожидалась запятая)" in html
     assert table_count(app) == 0
 
 
