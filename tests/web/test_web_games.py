@@ -7,7 +7,7 @@ import re
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from webhelpers import HX, engine_result, new_table, stored_doc, tap
+from webhelpers import HX, SV_FORM, engine_result, new_table, stored_doc, tap
 
 from scorepad.games import harmonies as hm
 from scorepad.games import spring_meadow as sm
@@ -346,3 +346,23 @@ def seasons_cards() -> list[int]:
     from scorepad.games import seasons as ss
 
     return sorted(ss.CARDS)
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        SV_FORM,
+        {"game": "harmonies", "side": "A"},
+        {"game": "spring-meadow", "layout": "example", "orientation": "vertical"},
+    ],
+)
+def test_every_palette_tool_has_a_drawn_icon(client: FlaskClient, form: dict[str, str]) -> None:
+    """Each tool's picture is a symbol the page defines (Remove top and Cube once pointed at
+    symbols that did not exist and showed an empty square)."""
+    html = client.get(f"/t/{new_table(client, form, ['Anna', 'Boris'])}").get_data(as_text=True)
+    palette = html[html.index('id="palette"') :]
+    palette = palette[: palette.index("</form>")]
+    used = re.findall(r'<use href="#([\w-]+)"', palette)
+    assert used
+    missing = [ref for ref in used if f'id="{ref}"' not in html]
+    assert not missing, missing
