@@ -381,6 +381,25 @@ def test_results_show_area_majorities_and_residents(client: FlaskClient) -> None
     assert f"{first['name']}: {first['count']} residents" in html
 
 
+def test_a_tie_for_first_in_residents_says_it_scores_nothing(
+    client: FlaskClient, table_id: str
+) -> None:
+    """Anna and Boris tie on residents, houses and sunflowers: neither takes the +5, and
+    the page says it is the rule (it read like a bug: "place 1, +0 (decided by still
+    tied)"); Vera, next, takes the +3 for second place."""
+    for p in (0, 1):
+        tap(client, table_id, p=p, tool="house", q=0, r=0)
+    html = unescape(client.get(f"/t/{table_id}/results").get_data(as_text=True))
+    ranking = html[html.index('id="residents"') :]
+    for name in ("Anna", "Boris"):
+        assert (
+            f"{name}: 2 residents (1 house) — tied for place 1 even after houses and "
+            "sunflowers: by the rules a tie scores nothing"
+        ) in ranking
+    assert "Vera: 0 residents (0 houses) — place 2, +3" in ranking
+    assert "tied for place 1: +0 (a tie scores nothing)" in html  # beside Anna's board
+
+
 def selected(html: str, name: str) -> str:
     """The value the form's ``name`` select shows: the option marked selected, else the
     first (as a browser does)."""
