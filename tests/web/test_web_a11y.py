@@ -373,6 +373,26 @@ def test_seasons_counters_line_up_on_a_phone(site: Site) -> None:
 
 
 @pytest.mark.browser
+@pytest.mark.parametrize("language", ["en", "uk"])
+def test_checking_a_paper_sheet_fits_a_small_phone(site: Site, language: str) -> None:
+    """The check's table (category, paper, Scorepad and the difference) fits 320 px
+    without scrolling: the difference is the point of the page."""
+    page = site.page
+    page.goto(f"{site.url}/lang/{language}")
+    try:
+        page.set_viewport_size({"width": 320, "height": 700})
+        page.goto(site.url + site.screens["check a paper sheet"])
+        box = page.locator("#check .scroll")
+        assert box.evaluate("b => b.scrollWidth <= b.clientWidth")
+        assert page.locator("#check button.diff").count() >= 1
+        title = page.locator("#check-title").bounding_box()
+        assert title["x"] + title["width"] <= 320
+    finally:
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.goto(f"{site.url}/lang/en")
+
+
+@pytest.mark.browser
 def test_live_breakdown_is_announced_to_screen_readers(site: Site) -> None:
     page = site.page
     page.goto(site.url + site.screens["Sunflower Valley editor"])
