@@ -330,6 +330,10 @@ def test_seasons_cards_by_name(app: Flask, client: FlaskClient, seasons: str) ->
     assert field(client, seasons, p=1, action="remove_card", index=0).status_code == 422
     assert tap(client, seasons, p=0, tool="x", q=0, r=0).status_code == 422
     assert client.get(f"/t/{seasons}/search?q=zzzzqq").status_code == 200
+    # A Russian name finds nothing, and the answer says to type the English one.
+    client.get("/lang/ru")
+    missed = client.get(f"/t/{seasons}/search?q=амулет&p=0", headers=HX).get_data(as_text=True)
+    assert "Карты ищутся по английским названиям" in missed
 
 
 def test_imported_seasons_table_without_optional_keys(app: Flask, client: FlaskClient) -> None:
