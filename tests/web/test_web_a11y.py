@@ -393,6 +393,25 @@ def test_checking_a_paper_sheet_fits_a_small_phone(site: Site, language: str) ->
 
 
 @pytest.mark.browser
+def test_a_wide_screen_shows_the_standings_beside_the_board(site: Site) -> None:
+    """On a laptop the scores stay in view while tapping: the standings sit to the right
+    of the board, their top within the first screen (below it they were under the fold)."""
+    page = site.page
+    try:
+        page.set_viewport_size({"width": 1280, "height": 800})
+        page.goto(site.url + site.screens["Sunflower Valley editor"])
+        board = page.locator("#editor svg.board").bounding_box()
+        standings = page.locator("#standings").bounding_box()
+        assert standings["x"] >= board["x"] + board["width"]
+        assert standings["y"] < 400 and standings["x"] + standings["width"] <= 1280
+        page.set_viewport_size({"width": 800, "height": 800})  # narrower: below the board
+        board = page.locator("#editor svg.board").bounding_box()
+        assert page.locator("#standings").bounding_box()["y"] > board["y"] + board["height"]
+    finally:
+        page.set_viewport_size({"width": 390, "height": 844})
+
+
+@pytest.mark.browser
 def test_live_breakdown_is_announced_to_screen_readers(site: Site) -> None:
     page = site.page
     page.goto(site.url + site.screens["Sunflower Valley editor"])
