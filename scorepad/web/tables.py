@@ -113,6 +113,7 @@ def create() -> Response:
     except (EditRefused, BoardError) as err:
         message = sentence(err.problems[0]) if isinstance(err, BoardError) else str(err)
         ctx = _new_context(game_name, dict(form), message)
+        ctx["clashing"] = _clashing_seats(form, board_kit.MAX_PLAYERS)
         return page_or_fragment("tables/new.html", "tables/_new_form.html", 422, **ctx)
     title = f"{games.get(game_name).title}: {', '.join(names)}"
     table_id = db.create_table(game_name, title, doc, meta, host=access.ensure_device())
@@ -130,9 +131,23 @@ def _player_names(form: Any, most: int) -> list[str]:
         raise EditRefused(gettext("Add at least one player's name, in seat order."))
     if any(len(n) > MAX_NAME for n in names):
         raise EditRefused(gettext("Player names are at most %(n)s characters.", n=MAX_NAME))
-    if len(set(names)) != len(names):
-        raise EditRefused(gettext("Two players have the same name; names must be unique."))
+    seen: dict[str, str] = {}
+    for name in names:
+        if name.casefold() in seen:  # "Anna" and "anna" would be one player in the results
+            raise EditRefused(
+                gettext(
+                    "Two players are called “%(name)s”: names must differ (add an initial).",
+                    name=seen[name.casefold()],
+                )
+            )
+        seen[name.casefold()] = name
     return names
+
+
+def _clashing_seats(form: Any, most: int) -> set[int]:
+    """The seats whose names another seat repeats (letter case aside), marked on the form."""
+    keys = [form.get(f"name_{i}", "").strip().casefold() for i in range(most)]
+    return {i for i, k in enumerate(keys) if k and keys.count(k) > 1}
 
 
 # --- import and export -------------------------------------------------------------------------

@@ -167,6 +167,23 @@ def test_invalid_import_is_explained_and_not_stored(page: Any) -> None:
     assert "No tables yet" in page.text_content("#tables")
 
 
+def test_a_name_clash_on_a_small_phone_is_said_in_view(page: Any) -> None:
+    """Two players named alike (letter case aside): the message is scrolled into view and
+    both boxes are marked, not the first name's box focused far below the message."""
+    page.set_viewport_size({"width": 320, "height": 568})
+    page.goto(page.base + "/new")
+    choose_game(page, "sunflower-valley")
+    for i, name in enumerate(["Vera", "Boris", "Anna", "anna"]):
+        page.fill(f"input[name=name_{i}]", name)
+    page.click("#new-form button[type=submit]")
+    message = page.locator("#new-form .msg-error")
+    message.wait_for()
+    page.wait_for_function("document.activeElement.classList.contains('msg-error')")
+    box = message.bounding_box()
+    assert box["y"] >= 0 and box["y"] + box["height"] <= 568
+    assert page.locator("#new-form input[aria-invalid=true]").count() == 2
+
+
 def test_import_a_board_file_with_the_pages_own_file_button(page: Any) -> None:
     """The file button speaks the page's language (the browser's own says "Choose File"
     whatever the page's), shows the chosen file's name, and the file is imported."""

@@ -93,7 +93,8 @@ def test_new_table_stores_blank_sheets_of_the_layout(app: Flask, table_id: str) 
     ("names", "extra", "message"),
     [
         ([], {}, "at least one player"),
-        (["Anna", "Anna"], {}, "same name"),
+        (["Anna", "Anna"], {}, "Two players are called “Anna”: names must differ"),
+        (["Bo", "Anna", " anna "], {}, "Two players are called “Anna”"),  # letter case aside
         (["Anna"], {"express_3": "x"}, "Valley Express, 3 settlements"),
         (["Anna"], {"layout": "db:missing"}, "listed sheet layouts"),
         (["Anna"], {"game": "chess"}, "listed games"),
@@ -107,6 +108,17 @@ def test_new_table_form_errors_are_readable(
     assert resp.status_code == 422
     assert message in resp.get_data(as_text=True)
     assert table_count(app) == 0
+
+
+def test_a_clash_of_names_marks_both_boxes_and_the_message_takes_the_focus(
+    client: FlaskClient,
+) -> None:
+    data = dict(SV_FORM, name_0="Vera", name_1="Anna", name_2="ANNA")
+    html = client.post("/new", data=data, headers=HX).get_data(as_text=True)
+    invalid = re.findall(r'name="name_(\d)"[^>]*aria-invalid="true"', html)
+    assert invalid == ["1", "2"]
+    assert re.search(r'role="alert" tabindex="-1" autofocus>', html)
+    assert not re.search(r'name="name_0"[^>]*autofocus', html)
 
 
 def test_new_table_via_htmx_redirects_with_header(client: FlaskClient) -> None:
