@@ -318,7 +318,7 @@ def board(
         "counting_row": details.get("counting_row"),
         "counting_covered": details.get("counting_row_covered"),
         "cleared": [
-            {"x": c * SQUARE + SQUARE - 4, "y": r * SQUARE + 9}
+            {"x": c * SQUARE + SQUARE - 6.5, "y": r * SQUARE + 6.5}  # a badge's centre
             for r, c in details.get("cleared_burrows", [])
         ],
         "counting_name": details.get("counting", "rows from the bottom"),
