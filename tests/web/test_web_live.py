@@ -117,6 +117,9 @@ def test_finishing_stops_polling(app: Flask, client: FlaskClient, table_id: str)
     assert 'id="live"' not in screen and "Final result" in screen
     for url in (f"/t/{table_id}", f"/t/{table_id}/results", f"/t/{table_id}/screen"):
         assert 'id="live"' not in boris.get(url).get_data(as_text=True), url
+    # The day it finished, for the phone to show in its own zone and language.
+    results = boris.get(f"/t/{table_id}/results").get_data(as_text=True)
+    assert re.search(r'finished on <time datetime="\d{4}-\d\d-\d\dT[\d:]{8}Z">', results)
 
 
 def test_the_big_screen_picks_no_player_and_waits_for_points(
