@@ -170,12 +170,12 @@ def field(table_id: str) -> Response:
 
 @bp.post("/t/<table_id>/undo")
 def undo(table_id: str) -> Response:
-    return _step(table_id, db.undo)
+    return _step(table_id, db.undo, N_("Undone on %(name)s's board."))
 
 
 @bp.post("/t/<table_id>/redo")
 def redo(table_id: str) -> Response:
-    return _step(table_id, db.redo)
+    return _step(table_id, db.redo, N_("Redone on %(name)s's board."))
 
 
 STALE_SHEET = N_("This sheet was changed on another device; here it is now. Tap again.")
@@ -189,14 +189,16 @@ def _seen_version() -> int | None:
         return None
 
 
-def _step(table_id: str, move: Callable[..., db.StoredTable]) -> Response:
+def _step(table_id: str, move: Callable[..., db.StoredTable], done: str) -> Response:
     """Undo or redo one step of the table's history, if this phone saw the table as it is
     (``tv``) and may edit every board the step changes."""
     found = access.rights_at(table_id)
+    before: list[dict[str, Any]] = []
 
     def guard(current: db.StoredTable, doc: dict[str, Any], meta: dict[str, Any]) -> None:
         now = replace(found, everyone_edits=current.everyone_edits, finished=current.finished)
         access.check_change(now, current, doc, meta, _names(current))
+        before.append(current.doc)
 
     try:
         stored = move(table_id, _seen_version(), guard)
@@ -205,13 +207,31 @@ def _step(table_id: str, move: Callable[..., db.StoredTable]) -> Response:
         return _answer(stored, str(err), 403, found)
     except db.Conflict:
         return _answer(db.get_table(table_id), gettext(STALE_TABLE), 409, found)
-    return _answer(stored, None, 200, found)
+    changed = _changed_boards(before[-1], stored.doc) if before else []
+    if not changed:
+        return _answer(stored, None, 200, found)
+    # Shown on the board it changed, and said: a step on another player's tab went unseen.
+    said = gettext(done, name=_names(stored)[changed[0]])
+    return _answer(stored, said, 200, found, changed[0])
+
+
+def _changed_boards(old: dict[str, Any], new: dict[str, Any]) -> list[int]:
+    """The players whose boards differ between two versions of a table (same seats)."""
+    a, b = old.get("players", []), new.get("players", [])
+    if len(a) != len(b):
+        return []
+    return [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
 
 
 def _answer(
-    stored: db.StoredTable, message: str | None, status: int, found: access.Rights
+    stored: db.StoredTable,
+    message: str | None,
+    status: int,
+    found: access.Rights,
+    player: int | None = None,
 ) -> Response:
-    player = player_index(stored.doc, request.form.get("p"))
+    if player is None:
+        player = player_index(stored.doc, request.form.get("p"))
     now = replace(found, everyone_edits=stored.everyone_edits, finished=stored.finished)
     return render_editor(stored, player, message, status, rights=now)
 

@@ -203,6 +203,22 @@ def test_undo_and_redo(app: Flask, client: FlaskClient, table_id: str) -> None:
     assert 'data-item="house"' in resp.get_data(as_text=True)
 
 
+def test_undo_shows_the_board_it_changed_and_says_so(client: FlaskClient, table_id: str) -> None:
+    """Undoing from Anna's tab a house drawn on Boris's board: the answer shows Boris's
+    board (where the house went) and says what happened; nothing to undo says nothing."""
+    tap(client, table_id, p=1, tool="house", q=0, r=0)
+    resp = client.post(f"/t/{table_id}/undo", data={"p": "0"}, headers=HX)
+    html = resp.get_data(as_text=True)
+    assert 'data-player="1"' in html
+    assert re.search(r'id="editor-message">Undone on Boris&#39;s board.<', html)
+    resp = client.post(f"/t/{table_id}/redo", data={"p": "0"}, headers=HX)
+    html = resp.get_data(as_text=True)
+    assert 'data-player="1"' in html and "Redone on Boris&#39;s board." in html
+    resp = client.post(f"/t/{table_id}/redo", data={"p": "0"}, headers=HX)  # nothing left
+    html = resp.get_data(as_text=True)
+    assert 'data-player="0"' in html and 'id="editor-message"' not in html
+
+
 def test_residents_field(app: Flask, client: FlaskClient, table_id: str) -> None:
     resp = client.post(f"/t/{table_id}/field", data={"p": "1", "residents": "7"}, headers=HX)
     assert resp.status_code == 200
