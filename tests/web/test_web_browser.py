@@ -220,7 +220,7 @@ def test_harmonies_two_players_by_taps(page: Any) -> None:
     pick(page, "red")
     page.click('#editor [data-q="0"][data-r="0"]')  # red cannot go on a tree
     page.wait_for_selector("#editor-message")
-    assert "red cannot go on brown-green" in page.text_content("#editor-message")
+    assert "Red cannot go on brown-green" in page.text_content("#editor-message")
     page.select_option("#animals select[name=card]", "5")
     page.click("#animals button:has-text('Add card')")
     page.wait_for_selector('#animals li[data-card="5"]')

@@ -56,10 +56,11 @@ def test_harmonies_stacks_build_and_illegal_stacks_are_refused(
     before = stored_doc(app, harmonies)
     resp = tap(client, harmonies, p=0, tool="red", q=0, r=0)
     assert resp.status_code == 422
-    assert "red cannot go on brown-brown-green" in message(resp)
+    assert "Red cannot go on brown-brown-green" in message(resp)
     assert tap(client, harmonies, p=0, tool="green", q=0, r=1).status_code == 200
     resp = tap(client, harmonies, p=0, tool="blue", q=0, r=1)  # nothing lies on a tree
     assert resp.status_code == 422
+    assert message(resp) == "Blue cannot go on green: nothing may lie on green."
     assert stored_doc(app, harmonies)["players"][0]["cells"][1]["stack"] == ["green"]
     assert stored_doc(app, harmonies)["players"][0]["cells"][0] == before["players"][0]["cells"][0]
 

@@ -127,10 +127,9 @@ def tap(
     else:
         try:
             cell["stack"] = list(hm.place_token(stack, tool))
-        except ValueError as err:
-            raise EditRefused(
-                gettext("Not on that hex: %(why)s.", why=sentence(str(err)))
-            ) from None
+        except ValueError as err:  # "green cannot go on blue: nothing may lie on blue"
+            why = sentence(str(err))
+            raise EditRefused(f"{why[:1].upper()}{why[1:]}.") from None
     return new
 
 
