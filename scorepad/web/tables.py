@@ -176,7 +176,7 @@ def import_file() -> Response:
             "tables/_import_form.html",
             422,
             message=gettext(
-                "%(file)s cannot be imported; nothing was stored.", file=upload.filename
+                "%(file)s cannot be imported; nothing was stored.", file=upload.filename[:100]
             )
             if upload and upload.filename
             else gettext("This board file cannot be imported; nothing was stored."),
