@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -317,6 +318,19 @@ def test_main_menu_fits_a_phone_in_every_language(site: Site, language: str) -> 
         page.goto(f"{site.url}/lang/en")
 
 
+@contextmanager
+def viewed(site: Site, width: int, language: str = "en") -> Iterator[Any]:
+    """The shared page at ``width`` px in ``language``; back to 390 px and English after."""
+    page = site.page
+    page.goto(f"{site.url}/lang/{language}")
+    try:
+        page.set_viewport_size({"width": width, "height": 700})
+        yield page
+    finally:
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.goto(f"{site.url}/lang/en")
+
+
 @pytest.mark.browser
 def test_five_players_on_a_small_phone_keep_the_chosen_column_in_view(site: Site) -> None:
     """Five players' scores do not fit 320 px: the table scrolls inside itself, its
@@ -324,9 +338,7 @@ def test_five_players_on_a_small_phone_keep_the_chosen_column_in_view(site: Site
     view clear of the faded edge, and the edge with more columns behind it says so."""
     names = ["Oleksandra", "Bohdan", "Kateryna", "Maximilian", "Yu"]
     table_id = site.create(SV_FORM, names)
-    page = site.page
-    try:
-        page.set_viewport_size({"width": 320, "height": 700})
+    with viewed(site, 320) as page:
         page.goto(f"{site.url}/t/{table_id}?p=3")
         box = page.locator("#breakdown")
         frame = box.bounding_box()
@@ -346,19 +358,14 @@ def test_five_players_on_a_small_phone_keep_the_chosen_column_in_view(site: Site
         page.goto(f"{site.url}/t/{table_id}?p=0")  # the first player: nothing to bring in
         assert box.evaluate("b => b.scrollLeft") == 0
         assert box.get_attribute("data-more") == "right"
-    finally:
-        page.set_viewport_size({"width": 390, "height": 844})
 
 
 @pytest.mark.browser
 def test_seasons_counters_line_up_on_a_phone(site: Site) -> None:
     """Each Seasons counter's box sits at the right of its row, whatever its label's
     length (Ukrainian's longest wraps), so the column of boxes reads as one."""
-    page = site.page
-    page.goto(f"{site.url}/lang/uk")
-    try:
-        for width in (320, 360, 390, 600):
-            page.set_viewport_size({"width": width, "height": 700})
+    for width in (320, 360, 390, 600):
+        with viewed(site, width, "uk") as page:
             page.goto(site.url + site.screens["Seasons editor"])
             boxes = [b.bounding_box() for b in page.locator("#counts input[type=number]").all()]
             assert len(boxes) >= 5
@@ -367,9 +374,6 @@ def test_seasons_counters_line_up_on_a_phone(site: Site) -> None:
             card = page.locator("#counts").bounding_box()
             assert max(rights) <= card["x"] + card["width"] + 1, width
             assert page.evaluate("document.documentElement.scrollWidth") <= width
-    finally:
-        page.set_viewport_size({"width": 390, "height": 844})
-        page.goto(f"{site.url}/lang/en")
 
 
 @pytest.mark.browser
@@ -377,28 +381,20 @@ def test_seasons_counters_line_up_on_a_phone(site: Site) -> None:
 def test_checking_a_paper_sheet_fits_a_small_phone(site: Site, language: str) -> None:
     """The check's table (category, paper, Scorepad and the difference) fits 320 px
     without scrolling: the difference is the point of the page."""
-    page = site.page
-    page.goto(f"{site.url}/lang/{language}")
-    try:
-        page.set_viewport_size({"width": 320, "height": 700})
+    with viewed(site, 320, language) as page:
         page.goto(site.url + site.screens["check a paper sheet"])
         box = page.locator("#check .scroll")
         assert box.evaluate("b => b.scrollWidth <= b.clientWidth")
         assert page.locator("#check button.diff").count() >= 1
         title = page.locator("#check-title").bounding_box()
         assert title["x"] + title["width"] <= 320
-    finally:
-        page.set_viewport_size({"width": 390, "height": 844})
-        page.goto(f"{site.url}/lang/en")
 
 
 @pytest.mark.browser
 def test_a_wide_screen_shows_the_standings_beside_the_board(site: Site) -> None:
     """On a laptop the scores stay in view while tapping: the standings sit to the right
     of the board, their top within the first screen (below it they were under the fold)."""
-    page = site.page
-    try:
-        page.set_viewport_size({"width": 1280, "height": 800})
+    with viewed(site, 1280) as page:
         page.goto(site.url + site.screens["Sunflower Valley editor"])
         board = page.locator("#editor svg.board").bounding_box()
         standings = page.locator("#standings").bounding_box()
@@ -407,8 +403,6 @@ def test_a_wide_screen_shows_the_standings_beside_the_board(site: Site) -> None:
         page.set_viewport_size({"width": 800, "height": 800})  # narrower: below the board
         board = page.locator("#editor svg.board").bounding_box()
         assert page.locator("#standings").bounding_box()["y"] > board["y"] + board["height"]
-    finally:
-        page.set_viewport_size({"width": 390, "height": 844})
 
 
 @pytest.mark.browser
