@@ -376,7 +376,7 @@ def test_token_totals_beyond_the_box_give_a_warning() -> None:
 def test_empty_hexes_give_a_warning() -> None:
     full = ["y y y y y", "m m m m", "w w w w w", "g g g g", "b b b b ."]
     result = score_doc(table(player("Anna", full)))
-    assert result.warnings == ("player 'Anna': 1 empty hex(es), scored as they stand",)
+    assert result.warnings == ("player 'Anna': 1 empty hex, scored as it stands",)
     assert result.players[0].details["empty_hexes"] == [xy(4, 4)]
 
 

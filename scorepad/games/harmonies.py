@@ -748,7 +748,8 @@ def _board_warnings(board: PlayerBoard) -> list[str]:
         )
     empty = sum(1 for s in board.stacks.values() if not s)
     if empty:
-        warnings.append(f"player {board.name!r}: {empty} empty hex(es), scored as they stand")
+        hexes = "hex, scored as it stands" if empty == 1 else "hexes, scored as they stand"
+        warnings.append(f"player {board.name!r}: {empty} empty {hexes}")
     return warnings
 
 

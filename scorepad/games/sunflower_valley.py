@@ -637,8 +637,9 @@ def warnings(table: Table, tallies: Mapping[str, Tallies]) -> list[str]:
             )
         empty = sum(1 for c in sheet.cells if not c.mountain and c.item is None)
         if empty:
+            hexes = "hex" if empty == 1 else "hexes"
             found.append(
-                f"{sheet.name}: {empty} empty hex(es); the game ends when no sheet has an empty "
+                f"{sheet.name}: {empty} empty {hexes}; the game ends when no sheet has an empty "
                 "hex, so this sheet is scored as it stands"
             )
     first = table.players[0]

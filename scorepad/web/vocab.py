@@ -303,7 +303,8 @@ SENTENCES = (
     N_("a cube lies on the habitat it was placed on, and this hex is empty"),
     N_("card %(card)s is in front of %(who)s; the box has one of each card"),
     N_("%(n)s cube(s) on the board, but the cards claim %(m)s (animal cubes plus a placed spirit)"),
-    N_("%(n)s empty hex(es), scored as they stand"),
+    N_("%(n)s empty hex, scored as it stands"),
+    N_("%(n)s empty hexes, scored as they stand"),
     N_("the boards hold %(n)s %(token)s tokens, but the box has only %(m)s"),
     N_("player %(name)s, animal card %(card)s (track %(track)s): %(why)s"),
     N_("player %(name)s, animal cards %(cards)s: %(why)s"),
@@ -326,8 +327,12 @@ SENTENCES = (
         "(2 per house + 1 per super sunflower)"
     ),
     N_(
-        "%(name)s: %(n)s empty hex(es); the game ends when no sheet has an empty hex, so "
-        "this sheet is scored as it stands"
+        "%(name)s: %(n)s empty hex; the game ends when no sheet has an empty hex, so this "
+        "sheet is scored as it stands"
+    ),
+    N_(
+        "%(name)s: %(n)s empty hexes; the game ends when no sheet has an empty hex, so this "
+        "sheet is scored as it stands"
     ),
     N_("%(name)s: no house on the sheet; every sheet starts with one"),
     N_(
