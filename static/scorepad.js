@@ -423,7 +423,7 @@
    * message is pinned to the bottom of the screen until the next swap, or a tap on it. */
   document.addEventListener("htmx:afterSettle", function () {
     var msg = document.getElementById("editor-message");
-    if (!msg) { return; }
+    if (!msg || msg.dataset.seen) { return; } /* a live update must not pin it again */
     var palette = document.querySelector("#editor .palette");
     var covered = palette ? Math.max(0, palette.getBoundingClientRect().bottom) : 0;
     var at = msg.getBoundingClientRect();
@@ -431,6 +431,6 @@
   });
   document.addEventListener("click", function (e) {
     var toast = e.target.closest && e.target.closest(".msg.toast");
-    if (toast) { toast.classList.remove("toast"); }
+    if (toast) { toast.classList.remove("toast"); toast.dataset.seen = "1"; }
   });
 })();
