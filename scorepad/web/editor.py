@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from flask import Blueprint, Response, request
+from flask import Blueprint, Response, g, request
 from flask_babel import gettext, ngettext  # type: ignore[import-untyped]
 
 from scorepad.boardfile import BoardError
@@ -285,7 +285,8 @@ def edit(table_id: str, change: Change) -> Response:
         return _answer(db.get_table(table_id), gettext(STALE_SHEET), 409, found)
     # An edit that changed nothing returns the stored table, which ``parsed`` validated too.
     now = replace(found, everyone_edits=stored.everyone_edits, finished=stored.finished)
-    return render_editor(stored, player, parsed=parsed, rights=now)
+    note = g.pop("edit_note", None)  # what a kit's change wants said (a phase recorded)
+    return render_editor(stored, player, note, parsed=parsed, rights=now)
 
 
 #: "player 'Anna', cell (0, 1): ..." or "..., square (3, 4): ...": the engine names the

@@ -277,14 +277,17 @@ def test_spring_meadow_phase_ledger(app: Flask, client: FlaskClient, meadow: str
     tap(client, meadow, p=0, line=1)
     tap(client, meadow, p=0, tool="c", row=10, col=0)  # a cleared burrow
     field(client, meadow, p=0, action="active", active="Boris")
-    assert field(client, meadow, p=0, action="record_phase").status_code == 200
+    resp = field(client, meadow, p=0, action="record_phase")
+    assert resp.status_code == 200
+    assert message(resp) == "Phase 1 recorded: Anna takes a hiking pin."
     stored = stored_doc(app, meadow)
     assert stored["players"][0]["rows"][10][0] == "m"  # the winner's marmot
     assert "active" not in stored["options"]
     html = client.get(f"/t/{meadow}/results").get_data(as_text=True)
     assert 'id="ledger"' in html and "Pins" in html
     # Anna wins a second phase: 2 pins, the game is over.
-    field(client, meadow, p=0, action="record_phase")
+    assert message(field(client, meadow, p=0, action="record_phase")).startswith("Phase 2")
+    assert message(field(client, meadow, p=0, action="active", active="")) == ""  # said once
     html = client.get(f"/t/{meadow}/results").get_data(as_text=True)
     assert "Game won by Anna" in html
     resp = field(client, meadow, p=0, action="record_phase")

@@ -19,7 +19,8 @@ import copy
 from collections.abc import Mapping, Set
 from typing import Any
 
-from flask_babel import gettext  # type: ignore[import-untyped]
+from flask import g
+from flask_babel import gettext, ngettext  # type: ignore[import-untyped]
 
 from scorepad.boardfile import BoardError
 from scorepad.games import spring_meadow as sm
@@ -256,6 +257,14 @@ def record_phase(
             gettext("This phase cannot follow the last one: %(why)s", why=sentence(err.problems[0]))
         ) from None
     winners = set(after.phases[-1].winners)
+    names = ", ".join(after.phases[-1].winners)
+    g.edit_note = ngettext(  # said by the editor's answer (editor.edit)
+        "Phase %(phase)s recorded: %(names)s takes a hiking pin.",
+        "Phase %(phase)s recorded: %(names)s take a hiking pin each.",
+        len(winners),
+        phase=len(phases),
+        names=names,
+    )
     for board in doc["players"]:
         if board["name"] in winners:
             board["rows"] = [row.replace(sm.CLEARED, sm.MARMOT) for row in board["rows"]]
