@@ -322,7 +322,15 @@ def test_residents_tie_broken_by_houses_then_sunflowers():
 def test_players_still_tied_score_nothing_and_the_next_takes_second():
     """Tied for first: nobody gets 5; the next distinct result gets 3."""
     assert points(tallies((5, 1, 0), (5, 1, 0), (4, 0, 0))) == [0, 0, 3]
-    assert sv.resident_places(tallies((5, 1, 0), (5, 1, 0)))["P0"]["decided_by"] == "still tied"
+    places = sv.resident_places(tallies((5, 1, 0), (5, 1, 0), (4, 0, 0)))
+    assert places["P0"]["decided_by"] == "still tied"
+    assert [p["tie_voids"] for p in places.values()] == [True, True, False]
+
+
+def test_a_tie_past_the_paying_places_voids_nothing():
+    places = sv.resident_places(tallies((6, 0, 0), (5, 0, 0), (4, 0, 0), (4, 0, 0)))
+    assert [p["points"] for p in places.values()] == [5, 3, 0, 0]
+    assert not any(p["tie_voids"] for p in places.values())
 
 
 def test_tie_for_second_scores_nobody():

@@ -523,6 +523,7 @@ def resident_places(tallies: Mapping[str, Tallies]) -> dict[str, dict[str, Any]]
 
     Ties are broken by most houses, then most sunflowers; players still tied get nothing for
     that place, and places count distinct results, so the next player takes the next place.
+    ``tie_voids`` says a place that scores (first or second) was lost to such a tie.
     """
 
     def key(t: Tallies) -> tuple[int, int, int]:
@@ -534,8 +535,14 @@ def resident_places(tallies: Mapping[str, Tallies]) -> dict[str, dict[str, Any]]
         place = distinct.index(key(t)) + 1
         rivals = [o for n, o in tallies.items() if n != name and o.residents == t.residents]
         tied = any(key(o) == key(t) for o in rivals)
-        points = 0 if tied or place > len(RESIDENT_PLACES) else RESIDENT_PLACES[place - 1]
-        result[name] = {"place": place, "points": points, "decided_by": _decided_by(t, rivals)}
+        pays = place <= len(RESIDENT_PLACES)
+        points = RESIDENT_PLACES[place - 1] if pays and not tied else 0
+        result[name] = {
+            "place": place,
+            "points": points,
+            "decided_by": _decided_by(t, rivals),
+            "tie_voids": pays and tied,
+        }
     return result
 
 
