@@ -156,11 +156,8 @@ def check_change(
     right to edit every board."""
     if found.finished:
         raise Forbidden(gettext("This table is finished: its boards are read-only."))
-    old_players, new_players = before.doc.get("players", []), doc.get("players", [])
-    for i in range(max(len(old_players), len(new_players))):
-        old = old_players[i] if i < len(old_players) else None
-        new = new_players[i] if i < len(new_players) else None
-        if old != new and not found.can_edit(i):
+    for i in changed_boards(before.doc, doc):
+        if not found.can_edit(i):
             name = names[i] if i < len(names) else str(i + 1)
             raise Forbidden(
                 gettext(
@@ -173,6 +170,17 @@ def check_change(
         raise Forbidden(
             gettext("Only the host (or everyone, when the host allows it) can change that.")
         )
+
+
+def changed_boards(old: dict[str, Any], new: dict[str, Any]) -> list[int]:
+    """The seats whose boards differ between two versions of a table (a seat only one of
+    them has counts as changed)."""
+    a, b = old.get("players", []), new.get("players", [])
+    return [
+        i
+        for i in range(max(len(a), len(b)))
+        if (a[i] if i < len(a) else None) != (b[i] if i < len(b) else None)
+    ]
 
 
 def _shared(doc: dict[str, Any]) -> dict[str, Any]:

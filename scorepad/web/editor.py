@@ -207,20 +207,14 @@ def _step(table_id: str, move: Callable[..., db.StoredTable], done: str) -> Resp
         return _answer(stored, str(err), 403, found)
     except db.Conflict:
         return _answer(db.get_table(table_id), gettext(STALE_TABLE), 409, found)
-    changed = _changed_boards(before[-1], stored.doc) if before else []
+    names = _names(stored)
+    changed = access.changed_boards(before[-1], stored.doc) if before else []
+    changed = [i for i in changed if i < len(names)]
     if not changed:
         return _answer(stored, None, 200, found)
     # Shown on the board it changed, and said: a step on another player's tab went unseen.
-    said = gettext(done, name=_names(stored)[changed[0]])
+    said = gettext(done, name=names[changed[0]])
     return _answer(stored, said, 200, found, changed[0])
-
-
-def _changed_boards(old: dict[str, Any], new: dict[str, Any]) -> list[int]:
-    """The players whose boards differ between two versions of a table (same seats)."""
-    a, b = old.get("players", []), new.get("players", [])
-    if len(a) != len(b):
-        return []
-    return [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
 
 
 def _answer(
