@@ -15,6 +15,7 @@ from functools import cached_property
 import cv2
 import numpy as np
 
+from scorepad.vision.band import band_outlines, band_quads
 from scorepad.vision.board_print import (
     ASPECT_SLACK,
     BoardSpec,
@@ -317,21 +318,30 @@ def _completed(
     was placed by lines found on a small copy), and refined again. Only a fair fit
     (``EDGE_FIT``) is taken, as for the straight edges' outlines; poorer ones that may
     still be the board go to ``unsure``."""
+    return _completed_refined(views, _ranked_completions(views, frames, specs), best, unsure)
+
+
+def _ranked_completions(views: _Views, frames: list[Frame], specs: list[BoardSpec]) -> list[Fit]:
+    """The outlines completed from ``frames`` to each side's proportions, compared with
+    the print on the small copy."""
+    quads = _completions(frames, specs, views.size)
+    return [
+        fit
+        for spec, completed in zip(specs, quads, strict=True)
+        for fit in _rough_fits(views.small, completed, [spec], views.size, COMPLETED_SLACK)
+    ]
+
+
+def _completed_refined(
+    views: _Views, rough: list[Fit], best: Fit | None, unsure: list[Fit] | None
+) -> Fit | None:
+    """:func:`_completed` on the completed outlines ``rough`` (compared on the small copy):
+    the best few refined, completed again from their refined edges and refined again."""
     size = views.size
-
-    def ranked(frames: list[Frame], specs: list[BoardSpec]) -> list[Fit]:
-        quads = _completions(frames, specs, size)
-        return [
-            fit
-            for spec, completed in zip(specs, quads, strict=True)
-            for fit in _rough_fits(views.small, completed, [spec], size, COMPLETED_SLACK)
-        ]
-
-    rough = sorted(ranked(frames, specs), key=lambda t: -t[0])
-    for _, spec, q in rough[:COMPLETED_TRIES]:
+    for _, spec, q in sorted(rough, key=lambda t: -t[0])[:COMPLETED_TRIES]:
         fine = views.refined(q)
         outlines = [fine]
-        again = ranked(outline_frames([fine]), [spec])
+        again = _ranked_completions(views, outline_frames([fine]), [spec])
         if again:
             outlines.append(views.refined(max(again, key=lambda t: t[0])[2]))
         for outline in outlines:
@@ -523,13 +533,15 @@ def find_board(
     four lines of a busy photo can frame something else. When nothing else is found, the
     best few of the poorer ones are shown to ``confirm`` (the game's own look at the
     board: Harmonies asks whether its hexes hold tokens), and the first it confirms is the
-    board: pieces hiding much of the print fit it poorly where the board does lie.
+    board: pieces hiding much of the print fit it poorly where the board does lie. When
+    it confirms none, outlines built on the title band are the last retry (:func:`_on_band`).
     ``accept`` is the game's test that a board found on the print is one it can read
     (Harmonies: tokens on its hexes); a fit below ``RETRY_BELOW`` that fails it gets every
-    retry, completed outlines included, and then ``confirm``'s look, before it is returned
-    for the game to refuse. Last, with ``prefer``, a board found on the print is checked
-    for one edge a margin's width off (:func:`_edge_repaired`) and, when ``prefer`` rates
-    it poorly, for one corner placed on something else (:func:`_corner_repaired`).
+    retry, completed outlines included, and then ``confirm``'s look and the band's
+    outlines, before it is returned for the game to refuse. Last, with ``prefer``, a board
+    found on the print is checked for one edge a margin's width off
+    (:func:`_edge_repaired`) and, when ``prefer`` rates it poorly, for one corner placed on
+    something else (:func:`_corner_repaired`).
     Raises PhotoError."""
     views = _Views.of(photo)
     found = _find(views, specs, game, deep_below, confirm, prefer, accept)
@@ -587,13 +599,59 @@ def _find(
         found = _found(views, retried or best)
         if accept(found):
             return found
-        return (_confirmed(views, unsure, confirm) if confirm else None) or found
+        return _last_look(views, specs, unsure, confirm) or found
     if best is None or best[0] < MIN_FIT:
-        found = _confirmed(views, unsure, confirm) if confirm else None
+        found = _last_look(views, specs, unsure, confirm)
         if found is None:
             raise no_board(game)
         return found
     return _found(views, best)
+
+
+def _last_look(
+    views: _Views,
+    specs: list[BoardSpec],
+    unsure: list[Fit],
+    confirm: Callable[[Found], bool] | None,
+) -> Found | None:
+    """For a board about to be refused: the game's look at the outlines too poor to be
+    taken on their own (``confirm``), then outlines built on the title band
+    (:func:`_on_band`), or None."""
+    found = _confirmed(views, unsure, confirm) if confirm else None
+    return found or _on_band(views, specs, confirm)
+
+
+#: How well an outline built on the title band must fit the print to be taken without the
+#: game's look. On a checked cloth of the board's cream (``bench_checked_table.py``) the
+#: boards' own fitted 0.78-0.91 (VALIDATION 107 004, 0.78, shows tokens on 0.60-0.65 of its
+#: hexes: the look would refuse it); on a busy table one 127 px off (the band's edge right,
+#: the board too deep) fitted 0.71 where the board's own fits 0.69 (VALIDATION 105 291,
+#: which the game's look takes before the band is tried).
+BAND_FIT = 0.75
+
+
+def _on_band(
+    views: _Views, specs: list[BoardSpec], confirm: Callable[[Found], bool] | None
+) -> Found | None:
+    """The last retry (``vision/band.py``): outlines built on the title band, compared with
+    the print on the small copy, the best few refined and completed again; one fitting at
+    ``BAND_FIT`` is the board, poorer ones go to ``confirm``. On a table as light as the
+    board where they meet (a checked cloth of its cream) no other outline comes near it."""
+    on_band = band_outlines(band_quads(views.photo), specs, COMPLETION_FOCALS, views.size)
+    rough = [
+        fit
+        for spec in specs
+        for fit in _rough_fits(
+            views.small, [q for s, q in on_band if s is spec], [spec], views.size, COMPLETED_SLACK
+        )
+    ]
+    unsure: list[Fit] = []
+    best = _completed_refined(views, rough, None, unsure)
+    if best is not None and best[0] >= BAND_FIT:
+        return _found(views, best)
+    if best is not None:
+        unsure.append(best)
+    return _confirmed(views, unsure, confirm) if confirm else None
 
 
 #: The moves (pixels along the normal, either way) each edge of a board found on the print

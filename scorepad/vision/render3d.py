@@ -24,6 +24,7 @@ Seed ranges keep training, validation and the frozen test set apart (as in ``syn
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -534,10 +535,28 @@ def photo_size(megapixels: float, portrait: bool) -> tuple[int, int]:
     return (h, w) if portrait else (w, h)
 
 
+def cream_check(kind: int, h: int, w: int, rng: np.random.Generator) -> np.ndarray:
+    """A table the scenes never draw, for a stress test of the board finder: a checked
+    cloth whose light squares are the board's own cream, less up to 30 per channel (the
+    board's edges vanish where they cross them). ``kind`` is ignored (``background``'s
+    signature)."""
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    light = np.array(BOARD_CREAM, np.float32) - rng.uniform(0, 30, 3).astype(np.float32)
+    period = rng.uniform(30, 120)
+    check = ((xx // period + yy // period) % 2)[..., None]
+    return np.asarray(light * (0.6 + 0.4 * check), np.float32)
+
+
 def render(
-    state: BoardState, scene: Scene, megapixels: float, seed: int, keep_image: bool = False
+    state: BoardState,
+    scene: Scene,
+    megapixels: float,
+    seed: int,
+    keep_image: bool = False,
+    table: Callable[[int, int, int, np.random.Generator], np.ndarray] = background,
 ) -> Sample:
-    """The photo of ``state`` in ``scene`` (see the module docstring for the steps)."""
+    """The photo of ``state`` in ``scene`` (see the module docstring for the steps), on
+    ``table`` (the scene's own background unless given)."""
     rng = np.random.default_rng([seed, _SALT, 3])
     board = board_print(state.side)
     size = photo_size(megapixels, portrait=rng.random() < 0.35)
@@ -548,7 +567,7 @@ def render(
     flat = scene.ambient + diffuse * max(0.0, float(-light[2]))
 
     # Table: drawn small and scaled up (it is out of focus anyway), lit like the board.
-    small = background(scene.background, h // 4 + 1, w // 4 + 1, rng)
+    small = table(scene.background, h // 4 + 1, w // 4 + 1, rng)
     table = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR) * flat
     image = np.clip(table, 0, 255).astype(np.uint8)
     level = np.full((h, w), 255, np.uint8)

@@ -1,0 +1,161 @@
+"""The board's title band, and board outlines built on it (the last retry of
+:func:`scorepad.vision.boards.find_board`).
+
+On a table whose light squares are the board's own cream (a checked cloth), the board's
+edges show no contrast where they cross those squares: no light region frames the board,
+and the cloth's long lines crowd its edges out of the photo's straight edges. The title
+band still shows, as the darkest long, thin, filled shape of the photo: a rectangle whose
+outer long edge lies the rim's depth inside the board's top edge and whose ends lie as
+far inside its sides. Its two long edges are found well (they are long); its ends are
+short and often blurred or touched by a stack, so they are not trusted. Through a focal
+length, the top edge leaves the board one unknown, its tilt about that edge: the side at
+one corner is swept, the other side meets it at the vanishing point square to the top
+edge's, and the proportions place the far edge (:func:`edges.completed_outlines`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+from scorepad.vision.board_print import BoardSpec
+from scorepad.vision.camera import intrinsics
+from scorepad.vision.edges import completed_outlines
+from scorepad.vision.sheet import order_corners
+
+FloatArray = np.ndarray
+
+#: The long side of the copy the band is looked for on.
+BAND_SIDE = 960
+#: A band pixel is darker than this share of the lightest grey around it (the band is
+#: about a third of the cream's grey, a checked cloth's dark squares about 0.6 of its light).
+BAND_DARK = 0.45
+#: The band's seen length over its depth (side A 11.3, side B 15, Spring Meadow 11.4, as
+#: printed) and how much of its enclosing rectangle it fills (its title's letters are
+#: inside it; a stack touching it or blur take some away).
+BAND_ELONGATION = (6.0, 25.0)
+BAND_FILL = 0.75
+#: The turns (degrees) from square to the top edge, on the photo, that the side at its
+#: first corner is tried at: a camera tilted 40 degrees turns it by up to about 25.
+SIDE_TURNS = tuple(range(-30, 31, 2))
+
+
+def band_quads(photo: FloatArray) -> list[FloatArray]:
+    """The shapes on ``photo`` (RGB) that can be a title band: dark against the lightest
+    grey around them, long, thin and filled; each as its four corners (photo pixels)."""
+    h, w = photo.shape[:2]
+    factor = BAND_SIDE / max(h, w)
+    small = cv2.resize(photo, (round(w * factor), round(h * factor)), interpolation=cv2.INTER_AREA)
+    grey = np.asarray(cv2.cvtColor(small, cv2.COLOR_RGB2GRAY), np.float32)
+    k = round(0.08 * BAND_SIDE) | 1
+    light = cv2.blur(cv2.dilate(grey, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))), (k, k))
+    dark = (grey < BAND_DARK * light).astype(np.uint8)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(dark, connectivity=4)
+    quads = []
+    for i in range(1, count):
+        x, y, bw, bh, area = stats[i]
+        if area < 2e-4 * BAND_SIDE**2 or max(bw, bh) < 0.08 * BAND_SIDE:
+            continue
+        region = (labels[y : y + bh, x : x + bw] == i).astype(np.uint8)
+        contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        quad = _band_shape(max(contours, key=cv2.contourArea) + np.array([x, y]))
+        if quad is not None:
+            quads.append(quad / factor)
+    return quads
+
+
+def _band_shape(contour: np.ndarray) -> FloatArray | None:
+    """The four corners of a contour shaped like a band (its hull reduced to four points,
+    or its enclosing rectangle when the hull does not reduce to four), or None."""
+    box = cv2.minAreaRect(contour)
+    long, short = max(box[1]), min(box[1])
+    if short < 2 or not BAND_ELONGATION[0] <= long / short <= BAND_ELONGATION[1]:
+        return None
+    if cv2.contourArea(contour) < BAND_FILL * long * short:
+        return None
+    hull = cv2.convexHull(contour)
+    perimeter = cv2.arcLength(hull, True)
+    for tolerance in (0.01, 0.02, 0.03, 0.05):
+        corners = cv2.approxPolyDP(hull, tolerance * perimeter, True)
+        if len(corners) == 4:
+            return np.asarray(corners.reshape(4, 2), float)
+    return np.asarray(cv2.boxPoints(box), float)
+
+
+def band_outlines(
+    quads: list[FloatArray],
+    specs: list[BoardSpec],
+    focals: tuple[float, ...],
+    size: tuple[int, int],
+) -> list[tuple[BoardSpec, FloatArray]]:
+    """Board outlines (clockwise corners, photo pixels) built on each band of ``quads``:
+    either long edge as the band's outer one, each side's band depth and rim, each focal
+    length (of the photo's long side) and each turn of ``SIDE_TURNS``."""
+    outlines = []
+    for quad in quads:
+        q = _long_edges_first(quad)
+        for top, bottom in (((q[0], q[1]), (q[3], q[2])), ((q[2], q[3]), (q[1], q[0]))):
+            for spec in specs:
+                base = _board_top(top, bottom, spec)
+                for focal in focals:
+                    outlines += [(spec, o) for o in _tilted(base, top, bottom, spec, focal, size)]
+    return outlines
+
+
+def _long_edges_first(quad: FloatArray) -> FloatArray:
+    """The corners turned so that 0-1 and 3-2 are the long edges."""
+    first = np.linalg.norm(quad[1] - quad[0]) + np.linalg.norm(quad[3] - quad[2])
+    second = np.linalg.norm(quad[2] - quad[1]) + np.linalg.norm(quad[0] - quad[3])
+    return np.roll(quad, -1, axis=0) if second > first else quad
+
+
+def _board_top(
+    top: tuple[FloatArray, FloatArray], bottom: tuple[FloatArray, FloatArray], spec: BoardSpec
+) -> tuple[FloatArray, FloatArray]:
+    """The board's top corners: the band's outer corners moved out by the rim above the
+    band and beyond its ends (the band is printed that far inside the board's edges)."""
+    (a0, a1), (b0, b1) = top, bottom
+    rim = spec.band[0] / (spec.band[1] - spec.band[0])
+    end = spec.band[0] / (spec.width - 2 * spec.band[0])
+    return a0 - rim * (b0 - a0) - end * (a1 - a0), a1 - rim * (b1 - a1) + end * (a1 - a0)
+
+
+def _tilted(
+    base: tuple[FloatArray, FloatArray],
+    top: tuple[FloatArray, FloatArray],
+    bottom: tuple[FloatArray, FloatArray],
+    spec: BoardSpec,
+    focal: float,
+    size: tuple[int, int],
+) -> list[FloatArray]:
+    """The outlines on ``base`` through ``focal``, one per turn of the first side: the
+    second side meets it on the line of vanishing points square to the band's edges'."""
+    k = intrinsics(focal * max(size), size)
+    k_inv = np.linalg.inv(k)
+    (a0, a1), (b0, b1) = top, bottom
+    along = np.cross(np.cross([*a0, 1.0], [*a1, 1.0]), np.cross([*b0, 1.0], [*b1, 1.0]))
+    square = k_inv.T @ k_inv @ along  # the vanishing points square to ``along``
+    direction = (a1 - a0) / np.linalg.norm(a1 - a0)
+    inward = np.array([-direction[1], direction[0]])
+    if inward @ (b0 - a0) < 0:
+        inward = -inward
+    p0, p1 = base
+    outlines = []
+    for turn in SIDE_TURNS:
+        c, s = math.cos(math.radians(turn)), math.sin(math.radians(turn))
+        d0 = np.array([c * inward[0] - s * inward[1], s * inward[0] + c * inward[1]])
+        vanishing = np.cross(square, np.cross([*p0, 1.0], [*(p0 + d0), 1.0]))
+        if abs(vanishing[2]) < 1e-9 * np.linalg.norm(vanishing):
+            d1 = vanishing[:2]  # the sides are parallel on the photo
+        else:
+            d1 = vanishing[:2] / vanishing[2] - p1
+        d1 = d1 / max(float(np.linalg.norm(d1)), 1e-9)
+        if d1 @ inward < 0:
+            d1 = -d1
+        depth = (spec.height / spec.width,)
+        for outline in completed_outlines(base, (d0, d1), depth, focal * max(size), size):
+            if outline is not None:
+                outlines.append(order_corners(outline))
+    return outlines
