@@ -59,7 +59,7 @@ def band_quads(photo: FloatArray) -> list[FloatArray]:
         if area < 2e-4 * BAND_SIDE**2 or max(bw, bh) < 0.08 * BAND_SIDE:
             continue
         region = (labels[y : y + bh, x : x + bw] == i).astype(np.uint8)
-        contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
         quad = _band_shape(max(contours, key=cv2.contourArea) + np.array([x, y]))
         if quad is not None:
             quads.append(quad / factor)
@@ -77,11 +77,44 @@ def _band_shape(contour: np.ndarray) -> FloatArray | None:
         return None
     hull = cv2.convexHull(contour)
     perimeter = cv2.arcLength(hull, True)
+    rough = np.asarray(cv2.boxPoints(box), float)
     for tolerance in (0.01, 0.02, 0.03, 0.05):
         corners = cv2.approxPolyDP(hull, tolerance * perimeter, True)
         if len(corners) == 4:
-            return np.asarray(corners.reshape(4, 2), float)
-    return np.asarray(cv2.boxPoints(box), float)
+            rough = np.asarray(corners.reshape(4, 2), float)
+            break
+    return _fitted_corners(contour.reshape(-1, 2).astype(np.float32), rough)
+
+
+def _fitted_corners(points: np.ndarray, rough: FloatArray) -> FloatArray:
+    """The corners where lines fitted to the contour ``points`` along each edge of the
+    ``rough`` quadrilateral meet (the rough corners are the hull's points picked to a
+    tolerance: pixels off along the edges)."""
+    lines = []
+    for i in range(4):
+        a, b = rough[i], rough[(i + 1) % 4]
+        length = float(np.linalg.norm(b - a))
+        along = (b - a) / max(length, 1e-9)
+        normal = np.array([-along[1], along[0]])
+        t = (points - a) @ along
+        near = (np.abs((points - a) @ normal) < 3) & (t > 0.1 * length) & (t < 0.9 * length)
+        if near.sum() < 5:
+            return rough
+        vx, vy, x0, y0 = cv2.fitLine(points[near], cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        lines.append(np.cross([x0, y0, 1.0], [x0 + vx, y0 + vy, 1.0]))
+    corners = [np.cross(lines[i - 1], lines[i]) for i in range(4)]
+    if any(abs(c[2]) < 1e-9 for c in corners):
+        return rough
+    fitted = np.array([c[:2] / c[2] for c in corners])
+    # A corner far from where the hull put it is a fit gone wrong (an edge's points few).
+    return fitted if np.abs(fitted - rough).max() < 0.25 * min(box_sides(rough)) + 3 else rough
+
+
+def box_sides(quad: FloatArray) -> tuple[float, float]:
+    """The quadrilateral's mean long and short side lengths."""
+    a = (np.linalg.norm(quad[1] - quad[0]) + np.linalg.norm(quad[3] - quad[2])) / 2
+    b = (np.linalg.norm(quad[2] - quad[1]) + np.linalg.norm(quad[0] - quad[3])) / 2
+    return float(max(a, b)), float(min(a, b))
 
 
 def band_outlines(
