@@ -86,8 +86,8 @@ def _on_board(points_mm: list[tuple[float, float]]) -> np.ndarray:
 def test_the_title_band_is_found_as_the_dark_long_thin_shape() -> None:
     photo, _ = _scene(cut=False)
     band = _on_board([(3, 3), (SPEC.width - 3, 3), (SPEC.width - 3, 17), (3, 17)])
-    (quad,) = band_quads(photo)  # to a few pixels: it is looked for on a smaller copy
-    assert _off(order_corners(quad), band) < 6
+    (quad,) = band_quads(photo)  # looked for on a copy 0.8 times as large
+    assert _off(order_corners(quad), band) < 2
 
 
 def test_the_band_and_a_sweep_of_tilts_frame_the_board() -> None:
@@ -106,12 +106,13 @@ def test_the_band_and_a_sweep_of_tilts_frame_the_board() -> None:
 
 
 def test_a_board_on_a_checked_cloth_of_its_cream_is_found_on_its_title_band() -> None:
-    # VALIDATION photo 107 004 (side B, upside down) on a checked cloth whose light
-    # squares are the board's cream (render3d.cream_check, one table in 2 000 of the
-    # scenes'): its edges vanish on those squares, no light region frames it, and the
-    # cloth's lines crowd its edges out of the straight ones: it was refused. Its
-    # dark title band still shows, and an outline built on the band is the board.
-    photo, side, truth = _validation_photo(7004, table="cream_check")
+    # VALIDATION photo 107 040 (side B) on a checked cloth whose light squares are the
+    # board's cream (render3d.cream_check, one table in 2 000 of the scenes'): its edges
+    # vanish on those squares, no light region frames it, and the cloth's lines crowd its
+    # edges out of the straight ones: it was refused. Its dark title band still shows (its
+    # outline notched by the title, a shred of a shadow touching it), and an outline built
+    # on the band is the board.
+    photo, side, truth = _validation_photo(7040, table="cream_check")
     assert len(band_quads(photo)) == 1
     found = _found_where_it_lies(photo, side, truth, side_given=True)
     assert found.score >= boards.EDGE_FIT
