@@ -94,8 +94,9 @@ def _half_level(
 
 
 def _band_shape(contour: np.ndarray) -> FloatArray | None:
-    """The four corners of a contour shaped like a band (its hull reduced to four points,
-    or its enclosing rectangle when the hull does not reduce to four), or None."""
+    """The four corners of a contour shaped like a band, or None: where lines fitted along
+    its edges meet, the edges those of its hull reduced to four points (of its enclosing
+    rectangle when the hull does not reduce to four)."""
     box = cv2.minAreaRect(contour)
     long, short = max(box[1]), min(box[1])
     if short < 2 or not BAND_ELONGATION[0] <= long / short <= BAND_ELONGATION[1]:
@@ -134,14 +135,8 @@ def _fitted_corners(points: np.ndarray, rough: FloatArray) -> FloatArray:
         return rough
     fitted = np.array([c[:2] / c[2] for c in corners])
     # A corner far from where the hull put it is a fit gone wrong (an edge's points few).
-    return fitted if np.abs(fitted - rough).max() < 0.25 * min(box_sides(rough)) + 3 else rough
-
-
-def box_sides(quad: FloatArray) -> tuple[float, float]:
-    """The quadrilateral's mean long and short side lengths."""
-    a = (np.linalg.norm(quad[1] - quad[0]) + np.linalg.norm(quad[3] - quad[2])) / 2
-    b = (np.linalg.norm(quad[2] - quad[1]) + np.linalg.norm(quad[0] - quad[3])) / 2
-    return float(max(a, b)), float(min(a, b))
+    short = min(float(np.linalg.norm(rough[i] - rough[i - 1])) for i in range(4))
+    return fitted if np.abs(fitted - rough).max() < 0.25 * short + 3 else rough
 
 
 def band_outlines(

@@ -672,9 +672,10 @@ def _on_band(
             s is fit[1] and _same_outline(q, fit[2], 0.01 * max(size)) for _, s, q in good
         ):
             good.append(fit)
+    if good and prefer is None:
+        return _found(views, good[0])
     if good:
-        found = [_found(views, fit) for fit in good[: 1 if prefer is None else None]]
-        return max(found, key=prefer) if prefer is not None else found[0]
+        return max((_found(views, fit) for fit in good), key=prefer)
     return _confirmed(views, unsure, confirm) if confirm else None
 
 

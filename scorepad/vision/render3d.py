@@ -568,8 +568,8 @@ def render(
 
     # Table: drawn small and scaled up (it is out of focus anyway), lit like the board.
     small = table(scene.background, h // 4 + 1, w // 4 + 1, rng)
-    table = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR) * flat
-    image = np.clip(table, 0, 255).astype(np.uint8)
+    lit = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR) * flat
+    image = np.clip(lit, 0, 255).astype(np.uint8)
     level = np.full((h, w), 255, np.uint8)
     canvas = Canvas(image, level)
 
