@@ -23,7 +23,6 @@ import numpy as np
 from scorepad.vision.board_print import BoardSpec
 from scorepad.vision.camera import intrinsics
 from scorepad.vision.edges import completed_outlines
-from scorepad.vision.sheet import order_corners
 
 FloatArray = np.ndarray
 
@@ -145,7 +144,8 @@ def band_outlines(
     focals: tuple[float, ...],
     size: tuple[int, int],
 ) -> list[tuple[BoardSpec, FloatArray]]:
-    """Board outlines (clockwise corners, photo pixels) built on each band of ``quads``:
+    """Board outlines (corners top-left first, clockwise, in photo pixels: the band on
+    top) built on each band of ``quads``:
     either long edge as the band's outer one, each side's band depth and rim, each focal
     length (of the photo's long side) and each turn of ``SIDE_TURNS``."""
     outlines = []
@@ -194,7 +194,9 @@ def _tilted(
     square = k_inv.T @ k_inv @ along  # the vanishing points square to ``along``
     direction = (a1 - a0) / np.linalg.norm(a1 - a0)
     inward = np.array([-direction[1], direction[0]])
-    if inward @ (b0 - a0) < 0:
+    # The board lies to the right of its top edge run from its top-left corner (y down).
+    first_is_left = bool(inward @ (b0 - a0) > 0)
+    if not first_is_left:
         inward = -inward
     p0, p1 = base
     outlines = []
@@ -212,5 +214,5 @@ def _tilted(
         depth = (spec.height / spec.width,)
         for outline in completed_outlines(base, (d0, d1), depth, focal * max(size), size):
             if outline is not None:
-                outlines.append(order_corners(outline))
+                outlines.append(outline if first_is_left else outline[[1, 0, 3, 2]])
     return outlines

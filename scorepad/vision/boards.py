@@ -21,6 +21,7 @@ from scorepad.vision.board_print import (
     BoardSpec,
     print_fit,
     print_score,
+    seen_aspect,
     turned_fits,
 )
 from scorepad.vision.camera import (
@@ -654,13 +655,12 @@ def _on_band(
     it lies and 0.80 with two corners 87 px off, on the cloth's squares."""
     size = views.size
     on_band = band_outlines(band_quads(views.photo), specs, COMPLETION_FOCALS, size)
-    rough = [
-        fit
-        for spec in specs
-        for fit in _rough_fits(
-            views.small, [q for s, q in on_band if s is spec], [spec], size, COMPLETED_SLACK
-        )
-    ]
+    small_grey, factor = views.small
+    rough = []
+    for spec, q in on_band:  # compared as built, the band on top: no other turn
+        error = abs(math.log(seen_aspect(q, size) / spec.aspect))
+        if error <= COMPLETED_SLACK:
+            rough.append((print_score(small_grey, q, spec, factor, rim=False) - error, spec, q))
     unsure: list[Fit] = []
     taken: list[Fit] = []
     _completed_refined(views, rough, None, unsure, taken)
