@@ -664,14 +664,8 @@ def _on_band(
     unsure: list[Fit] = []
     taken: list[Fit] = []
     _completed_refined(views, rough, None, unsure, taken)
-    good: list[Fit] = []
-    for fit in sorted(taken, key=lambda f: -f[0]):
-        if fit[0] < BAND_FIT:
-            unsure.append(fit)
-        elif not any(
-            s is fit[1] and _same_outline(q, fit[2], 0.01 * max(size)) for _, s, q in good
-        ):
-            good.append(fit)
+    unsure += [fit for fit in taken if fit[0] < BAND_FIT]
+    good = _different([fit for fit in taken if fit[0] >= BAND_FIT], size)
     if good and prefer is None:
         return _found(views, good[0])
     if good:
@@ -837,19 +831,22 @@ def _edge_slides(spec: BoardSpec, quad: FloatArray, size: tuple[int, int]) -> li
 def _confirmed(views: _Views, unsure: list[Fit], confirm: Callable[[Found], bool]) -> Found | None:
     """The first of the ``UNSURE_TRIES`` best different outlines in ``unsure`` that
     ``confirm`` takes for the board, or None."""
-    size = views.size
-    shown: list[Fit] = []
-    for fit in sorted(unsure, key=lambda f: -f[0]):
-        if any(s is fit[1] and _same_outline(q, fit[2], 0.01 * max(size)) for _, s, q in shown):
-            continue  # the same outline reached from other lines
-        shown.append(fit)
+    for fit in _different(unsure, views.size)[:UNSURE_TRIES]:
         found = _found(views, fit)
         if confirm(found):
             found.confirmed = True
             return found
-        if len(shown) == UNSURE_TRIES:
-            break
     return None
+
+
+def _different(fits: list[Fit], size: tuple[int, int]) -> list[Fit]:
+    """``fits`` best first, each outline once (the same outline is often reached from
+    several lines or bands: within 1 % of the photo's long side, same side)."""
+    kept: list[Fit] = []
+    for fit in sorted(fits, key=lambda f: -f[0]):
+        if not any(s is fit[1] and _same_outline(q, fit[2], 0.01 * max(size)) for _, s, q in kept):
+            kept.append(fit)
+    return kept
 
 
 def glance_board(photo: FloatArray, specs: list[BoardSpec], min_fit: float) -> Found | None:
