@@ -10,7 +10,8 @@ root, Debian's ``chromium`` (browser tests) and ``postgresql``; it starts a thro
 PostgreSQL cluster on a loopback port so the storage and web tests run on both databases.
 
 Installs go into ``.venv`` beside this file and are skipped while ``pyproject.toml`` is
-unchanged. Extra arguments after ``test`` are passed to pytest.
+unchanged. Extra arguments after ``test`` are passed to pytest; the tests run on one
+worker per core (pytest-xdist) unless they include ``-n``.
 """
 
 from __future__ import annotations
@@ -174,8 +175,25 @@ def test(args: list[str]) -> None:
     url = start_postgres()
     if url:
         env["TEST_POSTGRES_URL"] = url
-    code = sh(PY, "-m", "pytest", *args, check=False, env=env)
+    code = sh(PY, "-m", "pytest", *_parallel(args, env), *args, check=False, env=env)
     sys.exit(code)
+
+
+def _parallel(args: list[str], env: dict[str, str]) -> list[str]:
+    """pytest-xdist options: one test worker per core (at most four), unless ``-n`` is given.
+
+    Each worker then keeps OpenCV and BLAS to one thread: two workers each running two
+    threads on two cores only take turns.
+    """
+    if any(a.startswith(("-n", "--numprocesses")) for a in args):
+        return []
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    workers = min(cores or 1, 4)
+    if workers < 2:
+        return []
+    for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OPENCV_FOR_THREADS_NUM"):
+        env.setdefault(name, "1")
+    return ["-n", str(workers), "--dist", "worksteal"]
 
 
 COMMANDS = {"run": run, "test": test}

@@ -27,16 +27,37 @@ DATABASES = ["sqlite"] + (["postgres"] if POSTGRES else [])
 _postgres_engine: sa.Engine | None = None
 
 
-def _reset_postgres(url: str) -> None:
+def _worker_database(url: str) -> str:
+    """This test worker's own database on the server, created on first use.
+
+    Under pytest-xdist every worker truncates tables before each test, so two workers
+    sharing one database would empty each other's tables mid-test.
+    """
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if not worker:
+        return url
+    name = f"scorepad_{worker}"
+    server = db.make_engine(url)
+    with server.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        exists = conn.execute(sa.text("SELECT 1 FROM pg_database WHERE datname = :n"), {"n": name})
+        if exists.first() is None:
+            conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
+    server.dispose()
+    return server.url.set(database=name).render_as_string(hide_password=False)
+
+
+def _reset_postgres(url: str) -> str:
     """Empty every table (faster than dropping and creating the schema for each test)."""
     global _postgres_engine
     if _postgres_engine is None:
+        url = _worker_database(url)
         _postgres_engine = db.make_engine(url)
         db.metadata.drop_all(_postgres_engine)
         db.metadata.create_all(_postgres_engine)
     names = ", ".join(t.name for t in db.metadata.sorted_tables)
     with _postgres_engine.begin() as conn:
         conn.exec_driver_sql(f"TRUNCATE {names}")
+    return _postgres_engine.url.render_as_string(hide_password=False)
 
 
 @pytest.fixture(params=DATABASES)
@@ -45,8 +66,7 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[str]:
         yield f"sqlite:///{tmp_path / 'scorepad.sqlite3'}"
         return
     assert POSTGRES
-    _reset_postgres(POSTGRES)
-    yield POSTGRES
+    yield _reset_postgres(POSTGRES)
 
 
 def make_app(db_url: str, **extra: Any) -> Flask:
