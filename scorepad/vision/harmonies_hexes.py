@@ -126,11 +126,10 @@ _DISC = np.array(
 def circle_scores(plane: Plane, centres: np.ndarray, radius: float) -> np.ndarray:
     """For candidate top centres (N x 2, mm): contrast across a circle of ``radius``
     minus the spread of colours inside it (a token's top is one colour)."""
-    inner = centres[:, None, :] + _RING * (radius - 1.0)
-    outer = centres[:, None, :] + _RING * (radius + 1.2)
-    disc = centres[:, None, :] + _DISC * radius
-    # One remap for the three (the same bilinear samples, a third of the calls).
-    seen = plane.sample(np.concatenate([inner, outer, disc], axis=1))
+    # The ring inside, the ring outside and the disc, sampled in one remap (the same
+    # bilinear samples, a third of the calls).
+    pattern = np.concatenate([_RING * (radius - 1.0), _RING * (radius + 1.2), _DISC * radius])
+    seen = plane.sample(centres[:, None, :] + pattern)
     ci, co, cd = np.split(seen, [len(_RING), 2 * len(_RING)], axis=1)
     contrast = colour_distance(ci, co).mean(axis=1)
     typical = median(cd.transpose(0, 2, 1))[:, None, :]
