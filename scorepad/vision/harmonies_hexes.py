@@ -62,7 +62,8 @@ class Plane:
             photo, m, (w, h), flags=cv2.WARP_INVERSE_MAP | cv2.INTER_LINEAR
         ).astype(np.float32)
         self.white = self._cream(rect)
-        self.image = rect / self.white * 100  # cream = 100
+        # cream = 100; in place (the same float32 values as rect / white * 100)
+        self.image = np.multiply(np.divide(rect, self.white, out=rect), 100, out=rect)
 
     @property
     def pixels_per_mm(self) -> float:
