@@ -228,6 +228,10 @@ STICKING_OUT = """() => [...document.querySelectorAll('body *')]
   .slice(0, 5).map(e => e.tagName + '.' + e.getAttribute('class'))"""
 
 
+#: How many rows the main menu's entries take.
+MENU_ROWS = "new Set([...document.querySelectorAll('.top .menu a')].map(a => a.offsetTop)).size"
+
+
 @pytest.mark.browser
 @pytest.mark.parametrize("language", ["uk", "ru"])
 def test_no_screen_scrolls_sideways_on_a_small_phone(site: Site, language: str) -> None:
@@ -245,10 +249,12 @@ def test_no_screen_scrolls_sideways_on_a_small_phone(site: Site, language: str) 
             width = page.evaluate("document.documentElement.scrollWidth")
             if width > 320:  # name what sticks out (not what scrolls inside a .scroll)
                 wide[screen] = (width, page.evaluate(STICKING_OUT))
+        menu_rows = page.evaluate(MENU_ROWS)
     finally:
         page.set_viewport_size({"width": 390, "height": 844})
         page.goto(f"{site.url}/lang/en")
     assert not wide, wide
+    assert menu_rows == 1, "the menu's entries wrap (once the last one wrapped alone)"
 
 
 @pytest.mark.browser
