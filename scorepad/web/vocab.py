@@ -83,6 +83,10 @@ CATEGORIES = (
     N_("Ability token"),
 )
 
+#: The bundled example layouts' label in a new table's layout select (their names, below,
+#: overflow it on a phone).
+EXAMPLE_LAYOUT = N_("Invented example")
+
 WORDS = (
     # Sunflower Valley: drawings, pairings, tie-breaks
     N_("house"),
@@ -123,7 +127,8 @@ WORDS = (
     N_("Enchanted Kingdom"),
     N_("Path of Destiny"),
     N_("Promo"),
-    # the bundled example layouts' names
+    # the bundled example layouts' names (a table keeps the name it was made with)
+    EXAMPLE_LAYOUT,
     N_("Example sheet (not a printed letter)"),
     N_("Example layout (invented; not one of the 8 printed board sides)"),
 )

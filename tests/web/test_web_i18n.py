@@ -172,6 +172,28 @@ def test_templates_show_no_unwrapped_english() -> None:
 # --- choosing the language --------------------------------------------------------------------
 
 
+#: The longest option a select on a 360 px phone shows whole (Harmonies' Russian "side B",
+#: 30 characters, just fits; the labels cut off were 34 to 45 long).
+OPTION_CHARS = 30
+
+
+@pytest.mark.parametrize("lang", ("en", *LANGS))
+def test_a_new_tables_options_fit_a_phones_select(client: FlaskClient, lang: str) -> None:
+    """A select shows only the chosen option: an explanation in it was cut off on a phone
+    (the example layouts' names, the orientations, the kids' variant), so it stands under
+    the select and the options stay short."""
+    long = {}
+    for name in games.available():
+        html = page(client, f"/new?game={name}", lang)
+        for option in re.findall(r"<option[^>]*>([^<]*)</option>", html):
+            if len(unescape(option)) > OPTION_CHARS:
+                long[name] = unescape(option)
+    assert not long, long
+    example = {"en": "Invented example", "ru": "Придуманный пример", "uk": "Вигаданий приклад"}
+    for name in ("sunflower-valley", "spring-meadow"):
+        assert f">{example[lang]}</option>" in page(client, f"/new?game={name}", lang)
+
+
 def test_the_browser_language_is_used(client: FlaskClient) -> None:
     english = page(client, "/", "en-GB,en;q=0.9")
     assert '<html lang="en"' in english and "Past tables" in english
