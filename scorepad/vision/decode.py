@@ -77,8 +77,10 @@ def decode(data: bytes, target_side: int = 2000) -> np.ndarray:
             image.load()
             if image.format == "JPEG" and _grey_tail(image):
                 raise PhotoError("the image is damaged or truncated (its lower part is missing)")
-            image = ImageOps.exif_transpose(image)
-            image = _eight_bit(image).convert("RGB")
+            # In place, and no conversion of an RGB photo: each would copy all its pixels.
+            ImageOps.exif_transpose(image, in_place=True)
+            if image.mode != "RGB":
+                image = _eight_bit(image).convert("RGB")
     except PhotoError:
         raise
     except UnidentifiedImageError:
