@@ -536,7 +536,7 @@ def board_file_problems() -> list[str]:
     for game in games.available():
         example = json.loads((EXAMPLES / f"{game}.json").read_text())
         for path in itertools.islice(paths(example, []), 1, 300):
-            for bad in ("x", -7, [], {}, None, 10**6, True, ...):
+            for bad in ("x", "", -7, 1.5, [], [0, 1, 2], {}, None, 10**6, True, ...):
                 doc = copy.deepcopy(example)
                 parent = doc
                 for key in path[:-1]:
@@ -549,6 +549,12 @@ def board_file_problems() -> list[str]:
                     parent[path[-1]] = bad
                 problems(game, doc)
         problems(game, {**example, "extra": 1})
+        twins = [example["players"][0]] * 2
+        problems(game, {**example, "players": twins})
+    try:
+        games.parse({"game": "chess", "options": {}, "players": []})
+    except BoardError as err:
+        found.update(err.problems)
     for text in ("{", "[1,", '{"a": 1, "a": 2}', "1" * 5000, '"\\ud800"', "[]", "{}", "[[" * 9000):
         problems("harmonies", text)
     return sorted(found)
