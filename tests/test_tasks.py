@@ -1,0 +1,57 @@
+"""The test command's parallel workers (``tasks.py``, ``_parallel``)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def tasks() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("scorepad_tasks", ROOT / "tasks.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def cores(monkeypatch: pytest.MonkeyPatch, tasks: ModuleType, n: int) -> None:
+    monkeypatch.setattr(tasks.os, "sched_getaffinity", lambda _pid: set(range(n)), raising=False)
+
+
+def test_one_worker_per_core_each_on_one_thread(
+    tasks: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cores(monkeypatch, tasks, 2)
+    env = {"OMP_NUM_THREADS": "3"}
+    assert tasks._parallel(["tests/web"], env) == ["-n", "2", "--dist", "worksteal"]
+    assert env == {
+        "OMP_NUM_THREADS": "3",
+        "OPENBLAS_NUM_THREADS": "1",
+        "OPENCV_FOR_THREADS_NUM": "1",
+    }
+
+
+def test_at_most_four_workers_and_none_on_one_core(
+    tasks: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cores(monkeypatch, tasks, 64)
+    assert tasks._parallel([], {})[:2] == ["-n", "4"]
+    cores(monkeypatch, tasks, 1)
+    env: dict[str, str] = {}
+    assert tasks._parallel([], env) == [] and env == {}
+
+
+@pytest.mark.parametrize("given", [["-n", "0"], ["-n3"], ["--numprocesses=2"], ["-x", "-n", "1"]])
+def test_the_callers_worker_count_wins(
+    tasks: ModuleType, monkeypatch: pytest.MonkeyPatch, given: list[str]
+) -> None:
+    cores(monkeypatch, tasks, 2)
+    assert tasks._parallel(given, {}) == []
