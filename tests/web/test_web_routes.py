@@ -154,6 +154,10 @@ def test_before_anyone_scores_nobody_leads(client: FlaskClient, table_id: str) -
     html = tap(client, table_id, p=0, tool="sheep", q=0, r=1).get_data(as_text=True)
     assert "No points yet." not in html
     assert re.search(r'Leading: <strong id="leaders">Anna</strong>', html)
+    # A finished table has a winner, no longer a leader.
+    client.post(f"/t/{table_id}/finish")
+    html = client.get(f"/t/{table_id}").get_data(as_text=True)
+    assert re.search(r'id="leaders">\s*Winner: Anna\s*<', html) and "Leading:" not in html
 
 
 def test_invalid_tap_is_422_and_stores_nothing(
