@@ -139,14 +139,17 @@ def test_harmonies_cards_and_spirit(app: Flask, client: FlaskClient, harmonies: 
 
 
 def test_harmonies_river_and_labels_drawn(app: Flask, client: FlaskClient, harmonies: str) -> None:
-    for q, r in ((0, 0), (0, 1), (0, 2)):
+    html = tap(client, harmonies, p=0, tool="blue", q=0, r=0).get_data(as_text=True)
+    assert "Longest river: 1 hex → 0 points." in html  # one hex: no line drawn, none named
+    assert 'class="river"' not in html and "blue line" not in html
+    for q, r in ((0, 1), (0, 2)):
         tap(client, harmonies, p=0, tool="blue", q=q, r=r)
     for colour in ("brown", "green"):
         tap(client, harmonies, p=0, tool=colour, q=1, r=0)
     html = tap(client, harmonies, p=0, tool="green", q=1, r=1).get_data(as_text=True)
     result = engine_result(stored_doc(app, harmonies)).players[0]
     assert result.categories["water"] == 5  # a river of 3 hexes
-    assert 'class="river"' in html and "Longest river: 3 hexes" in html
+    assert 'class="river"' in html and "Longest river: 3 hexes → 5 points (the blue line)." in html
     assert html.count('class="label tree"') == len(result.details["trees"]) == 2
 
 
