@@ -374,14 +374,16 @@
     next.focus();
   });
 
-  /* Rows that scroll sideways (a score table with many players, the player tabs, the
+  /* Rows that scroll sideways (a score table with many players, the player tabs, the table's links, the
    * palette): the chosen player's column or tab, or the chosen tool, is brought into view,
    * and data-more says on which side more is hidden, for the stylesheet's fade. A table's
    * first column stays in place (sticky), so its width is left out of what is visible. */
   function sideways(box) {
     var more = [];
+    /* Hardly more than a last cell's padding hidden is not worth a fade 40 px wide over
+     * the last player's scores. */
     if (box.scrollLeft > 1) { more.push("left"); }
-    if (box.scrollLeft + box.clientWidth < box.scrollWidth - 1) { more.push("right"); }
+    if (box.scrollLeft + box.clientWidth < box.scrollWidth - 6) { more.push("right"); }
     box.setAttribute("data-more", more.join(" "));
   }
   function showChosen(box) {
@@ -399,7 +401,7 @@
     }
     sideways(box);
   }
-  var SIDEWAYS = ".scroll, .tabs, .palette";
+  var SIDEWAYS = ".scroll, .tabs, .palette, .tablelinks";
   function scrollers() {
     document.querySelectorAll(SIDEWAYS).forEach(showChosen);
   }
@@ -424,7 +426,7 @@
   document.addEventListener("htmx:afterSettle", function () {
     var msg = document.getElementById("editor-message");
     if (!msg || msg.dataset.seen) { return; } /* a live update must not pin it again */
-    var palette = document.querySelector("#editor .palette");
+    var palette = document.getElementById("palette"); /* sticky, above the editor */
     var covered = palette ? Math.max(0, palette.getBoundingClientRect().bottom) : 0;
     var at = msg.getBoundingClientRect();
     if (at.top < covered || at.bottom > window.innerHeight) { msg.classList.add("toast"); }

@@ -228,6 +228,8 @@ STICKING_OUT = """() => [...document.querySelectorAll('body *')]
   .slice(0, 5).map(e => e.tagName + '.' + e.getAttribute('class'))"""
 
 
+#: Where the editor's board begins on the screen (px from the top).
+BOARD_TOP = "document.querySelector('#editor .board').getBoundingClientRect().top"
 #: How many rows the main menu's entries take.
 MENU_ROWS = "new Set([...document.querySelectorAll('.top .menu a')].map(a => a.offsetTop)).size"
 
@@ -250,11 +252,15 @@ def test_no_screen_scrolls_sideways_on_a_small_phone(site: Site, language: str) 
             if width > 320:  # name what sticks out (not what scrolls inside a .scroll)
                 wide[screen] = (width, page.evaluate(STICKING_OUT))
         menu_rows = page.evaluate(MENU_ROWS)
+        page.goto(site.url + site.screens["Sunflower Valley editor"])
+        board_top = page.evaluate(BOARD_TOP)
     finally:
         page.set_viewport_size({"width": 390, "height": 844})
         page.goto(f"{site.url}/lang/en")
     assert not wide, wide
     assert menu_rows == 1, "the menu's entries wrap (once the last one wrapped alone)"
+    # The table's links once wrapped into three rows of taps: the board began at 516 px.
+    assert board_top < 420, f"the board begins {board_top:.0f} px down, below a phone's first look"
 
 
 @pytest.mark.browser

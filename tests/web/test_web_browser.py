@@ -130,8 +130,10 @@ def test_a_refused_tap_low_on_the_board_is_said_where_the_player_looks(page: Any
     pick(page, "house")
     mountain = page.locator('#editor [data-q="1"][data-r="1"]')
     mountain.scroll_into_view_if_needed()
-    page.mouse.wheel(0, 400)  # the board's lower part under the thumb, the tabs far above
-    page.wait_for_function("window.scrollY > 300")
+    # The board's lower part under the thumb, the tabs above the screen (not so far that
+    # the hex tapped goes under the sticky palette: the click would scroll back to it).
+    page.mouse.wheel(0, 300)
+    page.wait_for_function("window.scrollY > 250")
     mountain.click()
     message = page.locator("#editor-message")
     message.wait_for()
