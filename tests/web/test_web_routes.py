@@ -404,11 +404,22 @@ def test_results_show_area_majorities_and_residents(client: FlaskClient) -> None
     html = client.get(f"/t/{table_id}/results").get_data(as_text=True)
     result = engine_result(json.loads(EXAMPLE.read_text(encoding="utf-8")))
     areas = html[html.index('id="areas"') : html.index('id="residents"')]
-    rows = re.findall(r'<tr><th scope="row">(\w+)</th>.*?<td>([^<]*)</td></tr>', areas)
-    assert dict(rows) == {
+    names = [p.name for p in result.players]
+    found = {}  # area -> the player whose column says "(+3)", or the tie said beside it
+    for area, tie, cells in re.findall(r'<tr><th scope="row">(\w+)(.*?)</th>(.*?)</tr>', areas):
+        counts = re.findall(r"<td[^>]*>([^<]*)</td>", cells)
+        takers = [n for n, c in zip(names, counts, strict=True) if c.endswith(" (+3)")]
+        found[area] = takers[0] if takers else "nobody (tie)" if "nobody (tie)" in tie else "?"
+    assert found == {
         area: a["winner"] or "nobody (tie)" for area, a in result.extra["areas"].items()
     }
     assert 'id="residents"' in html
+    # Before anyone draws a sunflower every area is a tie at 0: nobody takes its 3 points.
+    empty = new_table(client, SV_FORM, ["Anna", "Boris"])
+    html = client.get(f"/t/{empty}/results").get_data(as_text=True)
+    areas = html[html.index('id="areas"') : html.index("</table>", html.index('id="areas"'))]
+    assert areas.count("nobody (tie)") == len(result.extra["areas"]) and "(+3)" not in areas
+    html = client.get(f"/t/{table_id}/results").get_data(as_text=True)
     first = result.extra["residents"][0]
     assert f"{first['name']}: {first['count']} residents" in html
 
