@@ -2,24 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 from types import ModuleType
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
+import scripts
 
 
 @pytest.fixture(scope="module")
 def tasks() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("scorepad_tasks", ROOT / "tasks.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return scripts.load("tasks.py", "scorepad_tasks")
 
 
 def cores(monkeypatch: pytest.MonkeyPatch, tasks: ModuleType, n: int) -> None:

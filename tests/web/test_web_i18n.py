@@ -11,18 +11,16 @@ from __future__ import annotations
 
 import ast
 import copy
-import importlib.util
 import itertools
 import json
 import re
-import sys
 from collections.abc import Iterator
 from html import unescape
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
+import scripts
 from babel.messages.mofile import read_mo
 from conftest import make_app
 from flask import Flask
@@ -42,16 +40,7 @@ ROOT = Path(__file__).resolve().parents[2]
 LANGS = ("ru", "uk")
 
 
-def _tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("scorepad_i18n_tool", ROOT / "tools/i18n.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-tool = _tool()
+tool = scripts.load("tools/i18n.py", "scorepad_i18n_tool")
 
 
 @pytest.fixture(scope="module")
