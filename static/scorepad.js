@@ -374,10 +374,11 @@
     next.focus();
   });
 
-  /* Rows that scroll sideways (a score table with many players, the player tabs, the table's links, the
-   * palette): the chosen player's column or tab, or the chosen tool, is brought into view,
-   * and data-more says on which side more is hidden, for the stylesheet's fade. A table's
-   * first column stays in place (sticky), so its width is left out of what is visible. */
+  /* Rows that scroll sideways (a score table with many players, the player tabs, the
+   * table's links, the palette): the chosen player's column or tab, or the chosen tool, is
+   * brought into view, and data-more says on which side more is hidden, for the
+   * stylesheet's fade. A table's first column stays in place (sticky), so its width is left
+   * out of what is visible. */
   function sideways(box) {
     var more = [];
     /* Hardly more than a last cell's padding hidden is not worth a fade 40 px wide over
