@@ -83,9 +83,10 @@ CATEGORIES = (
     N_("Ability token"),
 )
 
-#: The bundled example layouts' label in a new table's layout select (their names, below,
-#: overflow it on a phone).
-EXAMPLE_LAYOUT = N_("Invented example")
+#: The bundled example layouts' labels in a new table's layout select: their names (below)
+#: up to the explanation, which overflowed the select on a phone.
+EXAMPLE_SHEET = N_("Example sheet")
+EXAMPLE_BOARD = N_("Example layout")
 
 WORDS = (
     # Sunflower Valley: drawings, pairings, tie-breaks
@@ -128,7 +129,8 @@ WORDS = (
     N_("Path of Destiny"),
     N_("Promo"),
     # the bundled example layouts' names (a table keeps the name it was made with)
-    EXAMPLE_LAYOUT,
+    EXAMPLE_SHEET,
+    EXAMPLE_BOARD,
     N_("Example sheet (not a printed letter)"),
     N_("Example layout (invented; not one of the 8 printed board sides)"),
 )

@@ -180,9 +180,17 @@ def test_a_new_tables_options_fit_a_phones_select(client: FlaskClient, lang: str
             if len(unescape(option)) > OPTION_CHARS:
                 long[name] = unescape(option)
     assert not long, long
-    example = {"en": "Invented example", "ru": "Придуманный пример", "uk": "Вигаданий приклад"}
-    for name in ("sunflower-valley", "spring-meadow"):
-        assert f">{example[lang]}</option>" in page(client, f"/new?game={name}", lang)
+    example = {  # the start of the example layout's name (as the layouts screen lists it)
+        "sunflower-valley": {"en": "Example sheet", "ru": "Пример листа", "uk": "Приклад аркуша"},
+        "spring-meadow": {
+            "en": "Example layout",
+            "ru": "Пример раскладки",
+            "uk": "Приклад розкладки",
+        },
+    }
+    for name, label in example.items():
+        assert f">{label[lang]}</option>" in page(client, f"/new?game={name}", lang)
+        assert f"{label[lang]} (" in page(client, "/layouts", lang)
 
 
 def test_the_browser_language_is_used(client: FlaskClient) -> None:

@@ -27,7 +27,7 @@ from scorepad.games import spring_meadow as sm
 from scorepad.scoring import Result
 from scorepad.web import db, doubts
 from scorepad.web.boards import EditRefused, Tool, with_player_copy
-from scorepad.web.vocab import EXAMPLE_LAYOUT, N_, Words, sentence, words
+from scorepad.web.vocab import EXAMPLE_BOARD, N_, Words, sentence, words
 
 NAME = sm.GAME.name
 MODULE = "spring_meadow"
@@ -64,7 +64,7 @@ WINNER_LABEL = N_("Phase winner")
 
 
 def layout_choices() -> list[tuple[str, str]]:
-    choices = [(EXAMPLE, EXAMPLE_LAYOUT)]
+    choices = [(EXAMPLE, EXAMPLE_BOARD)]
     choices += [(f"db:{lay.id}", lay.name) for lay in db.list_layouts(NAME)]
     return choices
 

@@ -23,7 +23,7 @@ from scorepad.scoring import Result
 from scorepad.web import db, doubts
 from scorepad.web.boards import EditRefused, Tool, int_field, with_player_copy
 from scorepad.web.svg import canvas
-from scorepad.web.vocab import EXAMPLE_LAYOUT, N_, NP_, Words, sentence, term, words
+from scorepad.web.vocab import EXAMPLE_SHEET, N_, NP_, Words, sentence, term, words
 
 NAME = sv.NAME
 MODULE = "sunflower_valley"
@@ -74,7 +74,7 @@ MOUNTAIN_FILL = "#8b8580"
 
 def layout_choices() -> list[tuple[str, str]]:
     """(value, label) of every sheet layout a new table can use, the bundled example first."""
-    choices = [(EXAMPLE, EXAMPLE_LAYOUT)]
+    choices = [(EXAMPLE, EXAMPLE_SHEET)]
     choices += [(f"db:{lay.id}", lay.name) for lay in db.list_layouts(NAME)]
     return choices
 
