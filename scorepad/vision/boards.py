@@ -8,7 +8,7 @@ ways that cost more and more, and returns the board with the camera that sees it
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -371,11 +371,21 @@ def _rough_fits(
 ) -> list[Fit]:
     """The outlines in every turn and side whose proportions are within ``slack``,
     compared with the print on the small copy (``small``: its grey and scale)."""
+    return _scored(small, (t for quad in quads for t in turned_fits(quad, size, specs)), slack)
+
+
+def _scored(
+    small: tuple[FloatArray, float],
+    outlines: Iterable[tuple[FloatArray, BoardSpec, float]],
+    slack: float,
+) -> list[Fit]:
+    """The ``outlines`` (each with its side and proportions' error) whose proportions are
+    within ``slack``, compared with the print on the small copy (``small``: its grey and
+    scale), less that error."""
     small_grey, factor = small
     return [
         (print_score(small_grey, q, spec, factor, rim=False) - error, spec, q)
-        for quad in quads
-        for q, spec, error in turned_fits(quad, size, specs)
+        for q, spec, error in outlines
         if error <= slack
     ]
 
@@ -655,12 +665,9 @@ def _on_band(
     it lies and 0.80 with two corners 87 px off, on the cloth's squares."""
     size = views.size
     on_band = band_outlines(band_quads(views.photo), specs, COMPLETION_FOCALS, size)
-    small_grey, factor = views.small
-    rough = []
-    for spec, q in on_band:  # compared as built, the band on top: no other turn
-        error = abs(math.log(seen_aspect(q, size) / spec.aspect))
-        if error <= COMPLETED_SLACK:
-            rough.append((print_score(small_grey, q, spec, factor, rim=False) - error, spec, q))
+    # Compared as built, the band on top: no other turn.
+    as_built = ((q, spec, abs(math.log(seen_aspect(q, size) / spec.aspect))) for spec, q in on_band)
+    rough = _scored(views.small, as_built, COMPLETED_SLACK)
     unsure: list[Fit] = []
     taken: list[Fit] = []
     _completed_refined(views, rough, None, unsure, taken)
