@@ -168,6 +168,39 @@ def test_pattern_hexes_helper_finds_a_forgotten_cube() -> None:
     assert anna.details["animals"][0]["matching_with_cube"] == 0
 
 
+# Stingray (2: M1 → M1@S → W@NE*): the water (1, 0) beside the mountains (0, 0) and (0, 1).
+STINGRAY = {(0, 0): "m", (0, 1): "m", (1, 0): "w*"}
+
+
+@pytest.mark.parametrize(
+    ("grown", "card"),
+    [
+        ({(0, 0): "mm"}, 2),  # a grey on a mountain of the pattern after the cube
+        ({(0, 0): "mr"}, 2),  # the mountain became a building (red on grey)
+        ({(0, 1): "mmm"}, 2),
+    ],
+)
+def test_a_pattern_that_grew_after_its_cube_still_holds_it(
+    grown: dict[tuple[int, int], str], card: int
+) -> None:
+    # "Якщо на вашому полі викладено дійсний візерунок, ви можете розмістити кубик": the
+    # pattern is checked when the cube is placed; only the cube's own hex takes no token
+    # after that ("Заборонено класти жетон на місця, зайняті фішками тварин"), so its
+    # other hexes may grow. No warning, and the cube is the card's.
+    anna, warnings = animals_of({**STINGRAY, **grown}, [(card, 1)])
+    assert warnings == []
+    assert anna.details["animals"][0]["assigned_cubes"] == [[1, 0]]
+
+
+def test_a_pattern_hex_that_never_was_the_code_still_breaks_it() -> None:
+    # A brown-red building was never a one-grey mountain: the stingray is not there.
+    anna, warnings = animals_of({**STINGRAY, (0, 0): "br"}, [(2, 1)])
+    assert anna.details["animals"][0]["matching_count"] == 0 and len(warnings) == 1
+    assert hm.codes_on_the_way(("brown", "red")) == {"B"}
+    assert hm.codes_on_the_way(("grey", "red")) == {"M1", "B"}
+    assert hm.codes_on_the_way(("brown", "brown", "green")) == {"T3"}
+
+
 # --- the cube check: an assignment across cards ----------------------------------------------
 
 #: Frog (5: T1 → W@SE*) and duck (6: B → W@SE*) are pairs, so any neighbour will do in some

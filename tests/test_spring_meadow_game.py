@@ -222,6 +222,36 @@ def test_solo_values_not_matching_the_completed_rows_are_warned_about() -> None:
     )
 
 
+def test_solo_values_that_rise_are_warned_about() -> None:
+    # "очки, получаемые в каждом ходу, уменьшаются": a value above the one before it was
+    # written down or typed wrong; the sum stands (it does not depend on the order).
+    result = sm.score(sm.parse(solo([5, 12, 12, 13], rows_for(4, 0))))
+    assert result.players[0].total == 42
+    assert result.warnings == (
+        "player 'Anna': solo value #2 (12) is more than #1 (5); the signpost's values only go "
+        "down as the game goes on",
+        "player 'Anna': solo value #4 (13) is more than #3 (12); the signpost's values only go "
+        "down as the game goes on",
+    )
+
+
+def test_solo_values_written_twice_in_one_turn_are_no_warning() -> None:
+    # "Вполне возможно полное закрытие нескольких рядов за один ход. В этом случае просто
+    # запишите очки несколько раз."
+    result = sm.score(sm.parse(solo([12, 12, 12, 9], rows_for(4, 0))))
+    assert result.players[0].total == 45
+    assert result.warnings == ()
+
+
+def test_a_solo_game_on_a_horizontal_board_counts_columns_from_the_left() -> None:
+    rows = ["#" * 2 + "." * 13 for _ in range(10)]  # columns 1 and 2 full
+    rows[3] = "c#" + "." * 13
+    doc = solo([11, 10], rows, orientation="horizontal")
+    player = sm.score(sm.parse(doc)).players[0]
+    assert player.details["solo"]["rows_completed"] == 2
+    assert player.total == 22
+
+
 def test_solo_values_are_checked() -> None:
     with pytest.raises(BoardError) as err:
         sm.parse(solo([-1, *[1] * 15], rows_for(0, 0)))

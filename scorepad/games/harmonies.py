@@ -39,6 +39,7 @@ from scorepad.games.harmonies_cards import (
     AnimalCard,
     Shortfall,
     assign_cubes,
+    codes_on_the_way,
     matching_hexes,
 )
 from scorepad.hexgrid import Hex, axial_to_oddq, components, neighbors, oddq_to_axial
@@ -57,6 +58,7 @@ __all__ = [
     "SpiritClaim",
     "Table",
     "board_hexes",
+    "codes_on_the_way",
     "describe",
     "dump",
     "is_legal_stack",
@@ -577,8 +579,9 @@ def check_animals(view: _View, board: PlayerBoard) -> tuple[int, list[dict[str, 
     pattern: an assignment problem across cards (see :func:`assign_cubes`). A claim the board
     cannot support is a warning, and still scores: the players' tally is what is scored.
     """
+    had = {h: codes_on_the_way(s) for h, s in view.stacks.items()}
     matching = {
-        a.card: matching_hexes(view.code, card, view.by_code.get(card.cube_code, []))
+        a.card: matching_hexes(view.code, card, view.by_code.get(card.cube_code, []), had)
         for a in board.animals
         for card in [ANIMAL_CARDS[a.card]]
     }
@@ -689,12 +692,17 @@ SPIRIT_EFFECTS: Mapping[int, Callable[[_View], _Evidence]] = {
 }
 
 
+#: Solo suns by score (rules digest): the lowest score of each band, highest band first.
+SUN_BANDS = ((160, 8), (150, 7), (140, 6), (130, 5), (110, 4), (90, 3), (70, 2), (40, 1))
+#: The spirits that earn a solo game one sun (rules digest); playing with none earns two.
+SUN_SPIRITS = frozenset({33, 34, 37, 38, 41})
+
+
 def suns(total: int, side: str, spirit: SpiritClaim | None) -> dict[str, int]:
     """Solo suns (rules digest, as on Board Game Arena): by score, +1 side A, spirit bonus."""
-    bands = ((160, 8), (150, 7), (140, 6), (130, 5), (110, 4), (90, 3), (70, 2), (40, 1))
-    from_score = next((s for floor, s in bands if total >= floor), 0)
+    from_score = next((s for floor, s in SUN_BANDS if total >= floor), 0)
     side_bonus = 1 if side == "A" else 0
-    spirit_bonus = 2 if spirit is None else 1 if spirit.card in (33, 34, 37, 38, 41) else 0
+    spirit_bonus = 2 if spirit is None else 1 if spirit.card in SUN_SPIRITS else 0
     return {
         "suns": from_score + side_bonus + spirit_bonus,
         "from_score": from_score,

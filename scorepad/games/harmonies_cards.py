@@ -167,29 +167,53 @@ STACK_CODE: dict[tuple[str, ...], str] = {
 
 
 def matching_hexes(
-    codes: Mapping[Hex, str | None], card: AnimalCard, candidates: Iterable[Hex] | None = None
+    codes: Mapping[Hex, str | None],
+    card: AnimalCard,
+    candidates: Iterable[Hex] | None = None,
+    had: Mapping[Hex, frozenset[str]] | None = None,
 ) -> list[Hex]:
     """Hexes where ``card``'s pattern is matched, in some rotation, with its cube hex there.
 
     ``codes`` gives the pattern code of each board hex (see :data:`STACK_CODE`);
     ``candidates``, if given, are the hexes whose code is the card's cube code. The other
     hexes of a pattern may carry cubes of their own: only the cube hex itself is the card's.
+    With ``had`` (:func:`codes_on_the_way`), the pattern's other hexes match any code their
+    stack had on its way up: the pattern had to be there when the cube was placed, and
+    only the cube's own hex takes no token after that (rulebook: "Заборонено класти
+    жетон на місця, зайняті фішками тварин"), so a mountain of the pattern may have grown
+    or become a building since.
     """
     if candidates is None:
         candidates = [h for h, c in codes.items() if c == card.cube_code]
-    lookup = cast(Mapping[tuple[int, int], str | None], codes)
+    exact = cast(Mapping[tuple[int, int], str | None], codes)
+    earlier = cast(Mapping[tuple[int, int], frozenset[str]], had) if had is not None else None
     found = []
     for h in candidates:
         q, r = h
         for rotation in _FLAT[card.id]:
             for dq, dr, code in rotation:
                 # Plain (q, r) tuples find the same entries as Hex keys (Hex is a NamedTuple).
-                if lookup.get((q + dq, r + dr)) != code:
+                if earlier is None:
+                    if exact.get((q + dq, r + dr)) != code:
+                        break
+                elif code not in earlier.get((q + dq, r + dr), _NOTHING):
                     break
             else:
                 found.append(h)
                 break
     return sorted(found)
+
+
+_NOTHING: frozenset[str] = frozenset()
+
+
+def codes_on_the_way(stack: tuple[str, ...]) -> frozenset[str]:
+    """The pattern codes a stack had as it was built, bottom token first: every code of a
+    prefix of it (a grey-grey-grey mountain was M1 and M2 before M3; a grey-red building
+    was M1)."""
+    return frozenset(
+        code for n in range(1, len(stack) + 1) if (code := STACK_CODE.get(stack[:n])) is not None
+    )
 
 
 #: Each card's rotations as plain (dq, dr, code) triples: the inner loop of the pattern check.

@@ -42,6 +42,7 @@ for a solo game ``solo`` (``values``, ``rows_completed``, ``mark``).
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -536,6 +537,20 @@ def _solo_score(board: Board) -> PlayerScore:
     return PlayerScore(board.name, solo_categories, details)
 
 
+def _rising_solo_values(board: Board) -> list[str]:
+    """The signpost's values only go down as the solo game goes on ("очки, получаемые в
+    каждом ходу, уменьшаются"; rows completed in one turn write one value several times):
+    a value above the one before it was written down or typed wrong. The sum does not
+    depend on the order, so this is a warning, not a refusal."""
+    values = board.solo_values or ()
+    return [
+        f"player {board.name!r}: solo value #{i + 1} ({later}) is more than #{i} ({earlier}); "
+        "the signpost's values only go down as the game goes on"
+        for i, (earlier, later) in enumerate(itertools.pairwise(values), start=1)
+        if later > earlier
+    ]
+
+
 def solo_mark(total: int) -> str | None:
     """The rulebook's solo goals: 140 is a good result, 150 an outstanding one."""
     if total >= SOLO_OUTSTANDING:
@@ -571,6 +586,7 @@ def score(table: Table) -> Result:
                 f"down but {rows_completed} rows are complete from the bottom; one value is "
                 "written per completed row"
             )
+        warnings += _rising_solo_values(board)
         return rank("spring-meadow", [player], warnings=warnings)
     names = [b.name for b in table.players]
     seats = seats_from_active(names, table.active) if table.active else None
@@ -593,7 +609,7 @@ GAME = Game(
     name="spring-meadow",
     title="Spring Meadow",
     categories={
-        "full_rows": "Full rows (10 each)",
+        "full_rows": "Full rows",
         "partial_row": "First incomplete row",
         "cleared_burrows": "Cleared burrows",
         "picnic": "Picnic",

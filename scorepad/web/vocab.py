@@ -71,7 +71,7 @@ CATEGORIES = (
     N_("Water"),
     N_("Animal cards"),
     N_("Spirit"),
-    N_("Full rows (10 each)"),
+    N_("Full rows"),
     N_("First incomplete row"),
     N_("Cleared burrows"),
     N_("Picnic"),
@@ -371,6 +371,14 @@ SENTENCES = (
     ),
     N_("%(n)s burrow squares (o, c, m); a board side has only %(m)s burrows"),
     N_("the players or their seats differ from phase 1"),
+    N_(
+        "%(n)s solo values written down but %(m)s rows are complete from the bottom; one value "
+        "is written per completed row"
+    ),
+    N_(
+        "solo value #%(i)s (%(a)s) is more than #%(j)s (%(b)s); the signpost's values only go "
+        "down as the game goes on"
+    ),
     # Seasons: end-of-game effects, warnings, refusals
     N_("%(n)s cards in play and no opponent"),
     N_("%(n)s cards in play, not more than %(others)s"),

@@ -290,7 +290,7 @@ def test_spring_meadow_two_players_by_taps_and_drags(page: Any) -> None:
     page.wait_for_selector("#winner")
     assert page.text_content("#winner").strip() == "Phase winner: Anna"
     table = scores(page)
-    assert table["Full rows (10 each)"] == {"Anna": "20", "Boris": "10"}
+    assert table["Full rows"] == {"Anna": "20", "Boris": "10"}
     assert table["First incomplete row"] == {"Anna": "5", "Boris": "0"}
     assert table["Picnic"] == {"Anna": "0", "Boris": "2"}
     assert table["Total"] == {"Anna": "25", "Boris": "12"}

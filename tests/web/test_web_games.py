@@ -11,6 +11,7 @@ from webhelpers import HX, SV_FORM, engine_result, new_table, stored_doc, tap
 
 from scorepad.games import harmonies as hm
 from scorepad.games import spring_meadow as sm
+from scorepad.web.boards.harmonies import solo_suns
 from scorepad.web.boards.spring_meadow import square_place
 
 
@@ -136,6 +137,41 @@ def test_harmonies_cards_and_spirit(app: Flask, client: FlaskClient, harmonies: 
     field(client, harmonies, p=0, action="spirit", spirit="")
     board = stored_doc(app, harmonies)["players"][0]
     assert board["animals"] == [] and "spirit" not in board
+
+
+def test_harmonies_solo_game_shows_its_suns(app: Flask, client: FlaskClient) -> None:
+    # Rules digest, Harmonies solo: suns by score band, +1 side A, +2 without a spirit or
+    # +1 with spirit 33, 34, 37, 38 or 41.
+    solo = new_table(client, {"game": "harmonies", "side": "A"}, ["Anna"])
+    html = client.get(f"/t/{solo}").get_data(as_text=True)
+    assert (
+        "Solo game: 3 suns</strong> (none for a score below 40, +1 for side A, +2 for "
+        "playing without a spirit)." in html
+    )
+    field(client, solo, p=0, action="spirit", spirit=33)
+    html = client.get(f"/t/{solo}/results").get_data(as_text=True)
+    assert "Solo game: 2 suns</strong> (none for a score below 40, +1 for side A, +1 for " in html
+    field(client, solo, p=0, action="spirit", spirit=35)
+    html = client.get(f"/t/{solo}").get_data(as_text=True)
+    assert "Solo game: 1 sun</strong> (none for a score below 40, +1 for side A)." in html
+    two = new_table(client, {"game": "harmonies", "side": "A"}, ["Anna", "Boris"])
+    assert 'id="suns"' not in client.get(f"/t/{two}").get_data(as_text=True)
+
+
+@pytest.mark.parametrize(
+    ("total", "why"),
+    [
+        (39, "none for a score below 40"),
+        (40, "1 for 40–69 points"),
+        (109, "3 for 90–109 points"),
+        (159, "7 for 150–159 points"),
+        (160, "8 for 160 points or more"),
+    ],
+)
+def test_harmonies_sun_bands_in_words(app: Flask, total: int, why: str) -> None:
+    with app.test_request_context():
+        shown = solo_suns(hm.suns(total, "B", hm.SpiritClaim(38, True)), total)
+    assert shown is not None and shown["why"] == f"{why}, +1 for the spirit played"
 
 
 def test_harmonies_river_and_labels_drawn(app: Flask, client: FlaskClient, harmonies: str) -> None:
@@ -296,6 +332,53 @@ def test_spring_meadow_phase_ledger(app: Flask, client: FlaskClient, meadow: str
     resp = field(client, meadow, p=0, action="record_phase")
     assert resp.status_code == 422 and "game is over" in message(resp)
     assert field(client, meadow, p=0, action="active", active="Zoe").status_code == 422
+
+
+def test_spring_meadow_one_player_plays_the_solo_game(app: Flask, client: FlaskClient) -> None:
+    form = {"game": "spring-meadow", "layout": "example", "orientation": "vertical"}
+    solo = new_table(client, form, ["Anna"])
+    assert stored_doc(app, solo)["players"][0]["solo_values"] == []
+    html = client.get(f"/t/{solo}").get_data(as_text=True)
+    assert 'id="solo-values"' in html and "Record phase" not in html and "Picnic tile" not in html
+    assert "No row is complete yet" in html
+    for line in (1, 2, 3):
+        tap(client, solo, p=0, line=line)
+    tap(client, solo, p=0, tool="c", row=10, col=0)  # a cleared burrow, line 5
+    html = client.get(f"/t/{solo}").get_data(as_text=True)
+    assert html.count('name="value_') == 3  # one field per row completed
+    # Rows 1 and 2 in one turn: the same value twice ("запишите очки несколько раз").
+    html = field(client, solo, p=0, action="solo_values", value_0=12, value_1=12, value_2=11)
+    html = html.get_data(as_text=True)  # type: ignore[attr-defined]
+    assert stored_doc(app, solo)["players"][0]["solo_values"] == [12, 12, 11]
+    assert "Values written down: 12 + 12 + 11 = 35." in html
+    assert re.search(r'data-total="Anna"[^>]*>36<', html)  # + 1 cleared burrow
+    assert "104 more is a good result (140)" in html
+    assert ">Rank<" not in html and "Leading:" not in html  # nobody to rank in a solo game
+    assert 'class="counting-row"' not in html  # no incomplete row scores in solo
+
+
+def test_spring_meadow_solo_values_refused_and_kept(app: Flask, client: FlaskClient) -> None:
+    form = {"game": "spring-meadow", "layout": "example", "orientation": "vertical"}
+    solo = new_table(client, form, ["Anna"])
+    field(client, solo, p=0, action="solo_values", value_0=12)
+    resp = field(client, solo, p=0, action="solo_values", value_0=12, value_1="", value_2=9)
+    assert resp.status_code == 422 and message(resp).startswith("Row 2 has no value")
+    resp = field(client, solo, p=0, action="solo_values", value_0="twelve")
+    assert resp.status_code == 422 and "“twelve” is not a signpost value" in message(resp)
+    assert field(client, solo, p=0, action="solo_values", value_0=-3).status_code == 422
+    assert field(client, solo, p=0, action="solo_values", value_0=100).status_code == 422
+    resp = field(client, solo, p=0, action="record_phase")
+    assert resp.status_code == 422 and "no scoring phases" in message(resp)
+    assert stored_doc(app, solo)["players"][0]["solo_values"] == [12]
+    # Blank fields at the end are rows not typed yet; a value beyond the rows completed is
+    # kept, and the board says they differ.
+    html = field(client, solo, p=0, action="solo_values", value_0=12, value_1="")
+    assert "Only 0 rows are complete" in html.get_data(as_text=True)  # type: ignore[attr-defined]
+
+
+def test_spring_meadow_solo_values_only_in_a_solo_game(client: FlaskClient, meadow: str) -> None:
+    resp = field(client, meadow, p=0, action="solo_values", value_0=12)
+    assert resp.status_code == 422 and message(resp) == "Only a solo game has values written down."
 
 
 # --- Seasons -------------------------------------------------------------------------------------

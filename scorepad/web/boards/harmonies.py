@@ -269,7 +269,34 @@ def board(
         ],
         "spirits": [(cid, w.term(hm.SPIRIT_CARDS[cid])) for cid in SPIRITS],
         "spirit": sheet.get("spirit"),
+        "suns": solo_suns(details.get("suns"), result.players[player].total if result else 0),
     }
+
+
+def solo_suns(suns: Mapping[str, int] | None, total: int) -> dict[str, Any] | None:
+    """A solo game's suns (``details.suns``) and what earned them, in the player's words:
+    the score's band, side A, the spirit (rules digest, Harmonies solo)."""
+    if not suns:
+        return None
+    floors = [floor for floor, _ in hm.SUN_BANDS]
+    reached = [floor for floor in floors if total >= floor]
+    if not reached:
+        parts = [gettext("none for a score below %(low)s", low=floors[-1])]
+    elif reached[0] == floors[0]:
+        parts = [gettext("%(n)s for %(low)s points or more", n=suns["from_score"], low=floors[0])]
+    else:
+        low = reached[0]
+        high = floors[floors.index(low) - 1] - 1
+        parts = [
+            gettext("%(n)s for %(low)s–%(high)s points", n=suns["from_score"], low=low, high=high)
+        ]
+    if suns["side_bonus"]:
+        parts.append(gettext("+1 for side A"))
+    if suns["spirit_bonus"] == 2:
+        parts.append(gettext("+2 for playing without a spirit"))
+    elif suns["spirit_bonus"] == 1:
+        parts.append(gettext("+1 for the spirit played"))
+    return {"suns": suns["suns"], "why": ", ".join(parts)}
 
 
 def _glyphs(stack: list[str], x: float, y: float) -> list[dict[str, Any]]:

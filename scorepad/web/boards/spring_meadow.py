@@ -9,6 +9,11 @@ A game is a ledger of scoring phases: "Record this phase" keeps the phase's boar
 the table's metadata, gives the phase winner a pin and puts marmots on its cleared burrows;
 the results page shows the ledger (:func:`scorepad.games.spring_meadow.score_game`).
 
+A table of one player is a solo game (rulebook, "Solo вариант"): no phases and no picnic;
+the player types the value written down for each row completed (``solo_values``), and the
+score is their sum plus the cleared burrows, with the rulebook's marks (140 good, 150
+outstanding).
+
 The board draws the evidence: full counted rows shaded, the counting row outlined, rows that
 are full but above the counting row hatched, cleared burrows marked +1.
 """
@@ -56,6 +61,9 @@ TOOLS = (
 )
 EXAMPLE = "example"
 MAX_SQUARES_PER_DRAG = 150
+#: The largest value a solo game's field takes: the signpost's values are printed around
+#: the tourist map, well below it (the engine only refuses negative values).
+MAX_SOLO_VALUE = 99
 #: A board file is one scoring phase: its winner takes a pin, the game goes on.
 WINNER_LABEL = N_("Phase winner")
 
@@ -96,15 +104,19 @@ def new_table(form: Mapping[str, str], names: list[str]) -> tuple[dict[str, Any]
     if orientation not in sm.ORIENTATIONS:
         raise EditRefused(gettext("Orientation: choose vertical or horizontal."))
     rows = list(sm.empty_board(orientation, layout))
-    doc = {
-        "game": NAME,
-        "options": {"layouts": [sm.dump_layout(layout)]},
-        "players": [
-            {"name": n, "orientation": orientation, "layout": layout.name, "rows": list(rows)}
-            for n in names
-        ],
-    }
+    players: list[dict[str, Any]] = [
+        {"name": n, "orientation": orientation, "layout": layout.name, "rows": list(rows)}
+        for n in names
+    ]
+    if len(players) == 1:  # one player plays the solo game: values written down, no phases
+        players[0]["solo_values"] = []
+    doc = {"game": NAME, "options": {"layouts": [sm.dump_layout(layout)]}, "players": players}
     return doc, {"phases": []}
+
+
+def is_solo(doc: Mapping[str, Any]) -> bool:
+    """Whether the table is a solo game: one player (the rulebook's solo has no phases)."""
+    return len(doc["players"]) == 1
 
 
 # --- taps and fields ---------------------------------------------------------------------------
@@ -221,9 +233,12 @@ def from_photo(doc: dict[str, Any], player: int, found: Mapping[str, Any]) -> di
 def set_field(
     doc: dict[str, Any], meta: dict[str, Any], player: int, form: Mapping[str, str]
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The picnic tile (active player), or recording the phase in the ledger."""
+    """The picnic tile (active player), recording the phase in the ledger, or a solo
+    game's values written down."""
     new = copy.deepcopy(doc)
     action = form.get("action", "")
+    if action == "solo_values":
+        return set_solo_values(new, form), meta
     if action == "active":
         active = form.get("active", "")
         names = [p["name"] for p in new["players"]]
@@ -240,10 +255,51 @@ def set_field(
     raise EditRefused(gettext("Unknown change."))
 
 
+def set_solo_values(doc: dict[str, Any], form: Mapping[str, str]) -> dict[str, Any]:
+    """A solo game's values, one per completed row in the order the rows were completed
+    (fields ``value_0``, ``value_1``, ...); blank fields at the end are rows whose value is
+    not typed yet, a blank one before a typed one is refused."""
+    if not is_solo(doc):
+        raise EditRefused(gettext("Only a solo game has values written down."))
+    typed = [form.get(f"value_{i}", "").strip() for i in range(sm.LINES)]
+    while typed and not typed[-1]:
+        typed.pop()
+    values = []
+    for i, text in enumerate(typed, start=1):
+        if not text:
+            raise EditRefused(
+                gettext(
+                    "Row %(n)s has no value: type the values in the order the rows were completed.",
+                    n=i,
+                )
+            )
+        if not text.isdigit() or int(text) > MAX_SOLO_VALUE:
+            raise EditRefused(
+                gettext(
+                    "Row %(n)s: “%(text)s” is not a signpost value (a whole number from 0 to "
+                    "%(most)s).",
+                    n=i,
+                    text=text[:12],
+                    most=MAX_SOLO_VALUE,
+                )
+            )
+        values.append(int(text))
+    doc["players"][0]["solo_values"] = values
+    doc.get("options", {}).pop("active", None)  # a solo game has no picnic
+    return doc
+
+
 def record_phase(
     doc: dict[str, Any], meta: dict[str, Any]
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Keep this phase in the ledger; the winner's cleared burrows get marmots for the next."""
+    if is_solo(doc):
+        raise EditRefused(
+            gettext(
+                "A solo game has no scoring phases: it scores the values written down and the "
+                "cleared burrows."
+            )
+        )
     before = ledger(meta)
     if before is not None and before.finished:
         raise EditRefused(
@@ -323,7 +379,8 @@ def board(
     why = {
         "full": [lines[n] for n in details.get("full_rows", [])],
         "not_counted": [lines[n] for n in details.get("full_rows_not_counted", [])],
-        "counting": lines.get(details.get("counting_row") or 0),
+        # A solo game scores no incomplete row: nothing to outline.
+        "counting": None if is_solo(doc) else lines.get(details.get("counting_row") or 0),
         "counting_row": details.get("counting_row"),
         "counting_covered": details.get("counting_row_covered"),
         "cleared": [
@@ -353,6 +410,28 @@ def board(
         "names": [p["name"] for p in doc["players"]],
         "ledger": ledger(meta),
         "phases": len(meta.get("phases", [])),
+        "solo": solo_context(doc, details) if is_solo(doc) else None,
+    }
+
+
+def solo_context(doc: Mapping[str, Any], details: Mapping[str, Any]) -> dict[str, Any]:
+    """A solo game's fields and legend: one field per row completed from the bottom (and
+    per value typed beyond them), the sum, and how far the score is from the marks."""
+    values = list(doc["players"][0].get("solo_values") or [])
+    rows = len(details.get("full_rows", []))
+    total = sum(values) + len(details.get("cleared_burrows", []))
+    return {
+        "written": values,
+        "fields": [
+            {"row": i + 1, "value": values[i] if i < len(values) else None}
+            for i in range(min(max(rows, len(values)), sm.LINES))
+        ],
+        "rows": rows,
+        "sum": sum(values),
+        "mark": sm.solo_mark(total),
+        "to_good": max(sm.SOLO_GOOD - total, 0),
+        "to_outstanding": max(sm.SOLO_OUTSTANDING - total, 0),
+        "most": MAX_SOLO_VALUE,
     }
 
 
