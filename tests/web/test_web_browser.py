@@ -297,6 +297,35 @@ def test_spring_meadow_two_players_by_taps_and_drags(page: Any) -> None:
     assert page.locator(".card .full-row").count() == 3
 
 
+def test_spring_meadow_solo_game_by_taps_and_typed_values(page: Any) -> None:
+    # Solo ("Очки в Solo игре"): the values written down as rows were completed, plus 1 per
+    # cleared burrow. Rows 1 and 2 in one turn at 12, row 3 later at 11; one cleared
+    # burrow: 12 + 12 + 11 + 1 = 36.
+    start_table(page, "spring-meadow", ["Anna"], orientation="vertical")
+    assert page.locator("#editor select[name=active]").count() == 0  # no picnic in solo
+    for line in (1, 2, 3):
+        page.click(f'#editor [data-line="{line}"]')
+        page.wait_for_selector(f'#solo-values input[name="value_{line - 1}"]')
+    pick(page, "c")
+    page.click('#editor .squares [data-row="10"][data-col="0"]')
+    page.wait_for_selector('#editor [data-row="10"][data-col="0"][data-code="c"]')
+    for i, value in enumerate((12, 12, 11)):
+        page.fill(f'#solo-values input[name="value_{i}"]', str(value))
+        page.dispatch_event(f'#solo-values input[name="value_{i}"]', "change")
+        page.wait_for_function(
+            f"""() => document.querySelector('#solo-values input[name="value_{i}"]')
+                     .getAttribute('value') === '{value}'"""
+        )
+    assert (
+        page.text_content("#solo-mark").strip()
+        == "104 more is a good result (140); 150 is outstanding."
+    )
+    table = scores(page)
+    assert table["Full rows"] == {"Anna": "35"}
+    assert table["Total"] == {"Anna": "36"}
+    assert "Rank" not in table
+
+
 # --- Seasons -------------------------------------------------------------------------------------
 
 
