@@ -107,6 +107,14 @@ def test_a_burrow_counts_as_covered_in_the_counting_row(burrow: str) -> None:
     assert categories["partial_row"] == 3
 
 
+def test_a_cleared_burrow_in_the_counting_row_scores_twice() -> None:
+    # A burrow is a covered square ("Норы уже считаются закрытыми ячейками") and a cleared
+    # one scores 1 "независимо от их положения": in the counting row it does both.
+    categories, _ = score_rows(vertical("c##......."))
+    assert categories["partial_row"] == 3 and categories["cleared_burrows"] == 1
+    assert sum(categories.values()) == 4
+
+
 def test_only_cleared_burrows_score_and_marmots_do_not() -> None:
     # "Норы, закрытые Сурками, больше не считаются очищенными": +1 per cleared burrow only.
     rows = vertical("#c#m#o####")

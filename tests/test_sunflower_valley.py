@@ -252,6 +252,18 @@ def test_separate_railways_score_separately():
     assert len(details(doc)["valley_express"]) == 2
 
 
+def test_a_one_hex_link_splits_a_chain_into_two_railways():
+    """Rules digest F: only runs of at least two railway hexes join settlements for the
+    Valley Express ("Если у вас несколько изолированных железных дорог, подсчитайте бонус
+    за каждую из них по отдельности"). A-(2)-B-(1)-C-(2)-D is two railways of two
+    settlements (4 + 4), not one of four (16); the one-hex link still pairs sheep."""
+    doc = axial_table(line("H", "R03", "R03", "H", "R03", "H", "R03", "R03", "H"))
+    express = details(doc)["valley_express"]
+    assert cats(doc)["valley_express"] == 8
+    assert sorted(len(group["settlements"]) for group in express) == [2, 2]
+    assert len(details(doc)["links"]) == 3
+
+
 def test_valley_express_table_is_a_table_setting():
     spec = line("H", "R03", "R03", "H", "R03", "R03", "H", "R03", "R03", "H")
     assert cats(axial_table(spec))["valley_express"] == 16
