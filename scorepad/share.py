@@ -44,8 +44,11 @@ def _safe_cell(text: str) -> str:
 
 
 def headline(result: Result) -> str:
-    """ "Sunflower Valley: Vera wins with 32 points"."""
+    """ "Sunflower Valley: Vera wins with 32 points" ("Anna scores 36 points (solo)" alone)."""
     game = games.get(result.game)
+    if len(result.players) == 1:
+        only = result.players[0]
+        return f"{game.title}: {only.name} scores {only.total} points (solo)"
     winners = " & ".join(result.winners)
     best = max(p.total for p in result.players)
     verb = "share the win" if len(result.winners) > 1 else "wins"

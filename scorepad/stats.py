@@ -24,6 +24,8 @@ class GameStats:
 
     game: str
     plays: int = 0
+    #: Plays alone (a solo game): counted in ``plays``, never a win (nobody to beat).
+    solo_plays: int = 0
     wins: int = 0
     best: int | None = None
     totals: list[int] = field(default_factory=list)
@@ -39,7 +41,9 @@ class GameStats:
 
     @property
     def win_rate(self) -> float:
-        return self.wins / self.plays if self.plays else 0.0
+        """Wins per play against others (solo plays left out)."""
+        against = self.plays - self.solo_plays
+        return self.wins / against if against else 0.0
 
 
 @dataclass
@@ -59,7 +63,8 @@ class PlayerStats:
 def statistics(results: Iterable[Result]) -> dict[str, PlayerStats]:
     """Fold finished tables (oldest first) into a roster keyed by :func:`player_key`.
 
-    A shared win counts as a win for each winner; a table counts once per player.
+    A shared win counts as a win for each winner; a table counts once per player; a table
+    of one player (a solo game) is a play but not a win.
     """
     roster: dict[str, PlayerStats] = {}
     for result in results:
@@ -68,8 +73,10 @@ def statistics(results: Iterable[Result]) -> dict[str, PlayerStats]:
             stats = roster.setdefault(key, PlayerStats(p.name))
             stats.name = p.name
             g = stats.games.setdefault(result.game, GameStats(result.game))
+            solo = len(result.players) == 1
             g.plays += 1
-            g.wins += p.rank == 1
+            g.solo_plays += solo
+            g.wins += p.rank == 1 and not solo
             g.best = p.total if g.best is None else max(g.best, p.total)
             g.totals.append(p.total)
             for k, v in p.categories.items():

@@ -95,6 +95,22 @@ def test_a_game_in_progress_has_no_winner() -> None:
     assert ledger.winners == ()
     assert not ledger.finished
     assert ledger.pins == {"Anna": 0, "Boris": 1, "Clara": 0}
+    assert ledger.game_result() is None
+
+
+def test_the_game_result_is_the_last_phase_ranked_by_pins() -> None:
+    # Phase 3: Boris 35, Clara 32 (30 + picnic), Anna 32; pins Boris 2, Anna 1, Clara 0.
+    ledger = sm.score_game([PHASE_1, PHASE_2, PHASE_3])
+    final = ledger.game_result()
+    assert final is not None
+    assert final.winners == ("Boris",)
+    assert {p.name: (p.total, p.rank) for p in final.players} == {
+        "Anna": (32, 2),
+        "Boris": (35, 1),
+        "Clara": (32, 3),
+    }
+    assert final.extra["pins"] == {"Anna": 1, "Boris": 2, "Clara": 0}
+    assert final.tiebreaks == ()  # the phase's tie-break is not the game's
 
 
 def test_no_phase_follows_the_game_winner() -> None:

@@ -44,3 +44,16 @@ def test_shared_win_counts_for_each_winner():
     doc["players"] = [doc["players"][0], dict(doc["players"][0], name="Twin")]
     roster = statistics([games.score_text(json.dumps(doc))])
     assert roster["anna"].wins == roster["twin"].wins == 1
+
+
+def test_a_solo_game_is_a_play_but_not_a_win():
+    doc = json.loads((EXAMPLES / "harmonies.json").read_text())
+    doc["players"] = doc["players"][:1]  # Harmonies alone: the solo game (suns)
+    solo = games.score_text(json.dumps(doc))
+    name = doc["players"][0]["name"]
+    both = result("harmonies")
+    stats = statistics([solo, both])[player_key(name)].games["harmonies"]
+    won = both.player(name).rank == 1
+    assert (stats.plays, stats.solo_plays, stats.wins) == (2, 1, int(won))
+    assert stats.win_rate == float(won)  # over the one play against others
+    assert statistics([solo])[player_key(name)].games["harmonies"].win_rate == 0.0

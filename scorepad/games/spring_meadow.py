@@ -653,6 +653,28 @@ class Ledger:
     def finished(self) -> bool:
         return bool(self.winners)
 
+    def game_result(self) -> Result | None:
+        """The game's result once it is over (None while it goes on): the last phase's
+        scores, ranked by hiking pins ("Первый игрок, который зарабатывает свою вторую
+        Походную булавку, выигрывает игру!"), the ledger's winners, its warnings. The
+        board after that phase is not the game's result: the winner's cleared burrows are
+        marmots on it and the picnic tile has moved, which can turn a close phase."""
+        if not self.finished:
+            return None
+        last = self.phases[-1].result
+        players = tuple(
+            replace(p, rank=1 + sum(n > self.pins[p.name] for n in self.pins.values()))
+            for p in last.players
+        )
+        return replace(
+            last,
+            players=players,
+            winners=self.winners,
+            warnings=self.warnings,
+            tiebreaks=(),
+            extra={**last.extra, "pins": dict(self.pins), "phases": len(self.phases)},
+        )
+
     def to_json(self) -> dict[str, Any]:
         return {
             "game": "spring-meadow",

@@ -50,10 +50,20 @@ def scored(game: Game, doc: dict[str, Any], parsed: Any = None) -> tuple[Result 
         return None, err.problems
 
 
+def table_result(stored: db.StoredTable, parsed: Any = None) -> tuple[Result | None, list[str]]:
+    """The table's result: the game's own once it is over (a kit's ``final_result``:
+    Spring Meadow's ledger, whose winner is not the board's as it stands after the last
+    phase), else the stored document scored (:func:`scored`)."""
+    engine, board_kit = game_and_kit(stored)
+    final = getattr(board_kit, "final_result", None)
+    over = final(stored.doc, stored.meta) if final is not None else None
+    return (over, []) if over is not None else scored(engine, stored.doc, parsed)
+
+
 def boards_context(stored: db.StoredTable) -> dict[str, Any]:
     """The table scored, with every player's board drawn (results and the big screen)."""
     engine, board_kit = game_and_kit(stored)
-    result, problems = scored(engine, stored.doc)
+    result, problems = table_result(stored)
     boards = [
         board_kit.board(stored.doc, stored.meta, i, result)
         for i in range(len(stored.doc.get("players", [])))
@@ -77,7 +87,7 @@ def editor_context(
     rights: access.Rights | None = None,
 ) -> dict[str, Any]:
     engine, board_kit = game_and_kit(stored)
-    result, problems = scored(engine, stored.doc, parsed)
+    result, problems = table_result(stored, parsed)
     if rights is None:
         rights = access.rights(stored)
     return {

@@ -16,7 +16,7 @@ from scorepad import games
 from scorepad.scoring import Result
 from scorepad.stats import player_key, statistics
 from scorepad.web import access, db
-from scorepad.web.editor import game_and_kit, scored
+from scorepad.web.editor import table_result
 from scorepad.web.htmx import page_or_fragment
 
 bp = Blueprint("players", __name__)
@@ -46,10 +46,9 @@ def finished_results(device: str | None) -> list[Result]:
     results = []
     for stored in reversed(db.list_tables(device, limit=STATS_TABLES, finished=True)):
         try:
-            game, _kit = game_and_kit(stored)
+            result, _problems = table_result(stored)
         except db.NotFound:
             continue
-        result, _problems = scored(game, stored.doc)
         if result is not None:
             results.append(result)
     return results

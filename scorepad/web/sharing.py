@@ -14,7 +14,7 @@ from scorepad.render.card import results_card
 from scorepad.scoring import Result
 from scorepad.share import labels, to_csv
 from scorepad.web import db
-from scorepad.web.editor import game_and_kit, scored
+from scorepad.web.editor import table_result
 from scorepad.web.htmx import error_page
 from scorepad.web.vocab import recap, sentence, term, words
 
@@ -22,8 +22,7 @@ bp = Blueprint("sharing", __name__)
 
 
 def _result(stored: db.StoredTable) -> Result | None:
-    game, _kit = game_and_kit(stored)
-    result, _problems = scored(game, stored.doc)
+    result, _problems = table_result(stored)
     return result
 
 

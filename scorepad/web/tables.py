@@ -13,7 +13,7 @@ from scorepad import games
 from scorepad.boardfile import BoardError, loads
 from scorepad.web import access, db, doubts
 from scorepad.web.boards import EditRefused, kit, kits, player_index
-from scorepad.web.editor import boards_context, game_and_kit, scored
+from scorepad.web.editor import boards_context, game_and_kit, table_result
 from scorepad.web.htmx import page_or_fragment, redirect_to
 from scorepad.web.i18n import YEAR
 from scorepad.web.players import roster
@@ -231,7 +231,7 @@ def results(table_id: str) -> Response:
 def check(table_id: str) -> Response:
     stored = db.get_table(table_id)
     game, board_kit = game_and_kit(stored)
-    result, _problems = scored(game, stored.doc)
+    result, _problems = table_result(stored)
     source = request.form if request.method == "POST" else request.args
     player = player_index(stored.doc, source.get("p"))
     if result is None:

@@ -633,7 +633,14 @@ def recap(result: Result) -> str:
     game = games.get(result.game)
     names = " & ".join(result.winners)
     best = max(p.total for p in result.players)
-    if len(result.winners) > 1:
+    if len(result.players) == 1:
+        head = gettext(
+            "%(game)s: %(name)s scores %(points)s points (solo)",
+            game=term(game.title),
+            name=names,
+            points=best,
+        )
+    elif len(result.winners) > 1:
         head = gettext(
             "%(game)s: %(names)s share the win with %(points)s points",
             game=term(game.title),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -334,6 +335,42 @@ def test_spring_meadow_phase_ledger(app: Flask, client: FlaskClient, meadow: str
     assert field(client, meadow, p=0, action="active", active="Zoe").status_code == 422
 
 
+def test_spring_meadow_game_over_shows_the_game_winner_everywhere(
+    app: Flask, client: FlaskClient, meadow: str
+) -> None:
+    # Anna wins phases 1 and 3, Boris phase 2. Recording phase 3 puts Anna's marmots on her
+    # cleared burrows and returns the picnic tile, so the board as it stands after it ties
+    # (21 each): the game's winner is Anna all the same ("Первый игрок, который
+    # зарабатывает свою вторую Походную булавку, выигрывает игру!").
+    tap(client, meadow, p=0, line=1)
+    field(client, meadow, p=0, action="record_phase")  # Anna 10, Boris 1
+    for line in (1, 2):
+        tap(client, meadow, p=1, line=line)
+    field(client, meadow, p=0, action="record_phase")  # Boris 21, Anna 10
+    tap(client, meadow, p=0, line=2)
+    for row, col in ((10, 0), (9, 5), (7, 1)):
+        tap(client, meadow, p=0, tool="c", row=row, col=col)
+    field(client, meadow, p=0, action="active", active="Boris")
+    resp = field(client, meadow, p=0, action="record_phase")  # Anna 24, Boris 21 + 2
+    assert message(resp) == "Phase 3 recorded: Anna takes a hiking pin."
+    now = engine_result(stored_doc(app, meadow))
+    assert now.winners == ("Anna", "Boris")  # the board after the phase: a tie
+    client.post(f"/t/{meadow}/finish")
+    html = client.get(f"/t/{meadow}/results").get_data(as_text=True)
+    assert re.search(r'id="winner">\s*Winner: Anna\s*<', html)
+    assert "Game won by Anna (2 pins)" in html
+    assert re.search(r'data-total="Anna"[^>]*>24<', html)  # the last phase's scores
+    editor = client.get(f"/t/{meadow}").get_data(as_text=True)
+    assert "Record phase" not in editor and re.search(r'id="leaders">\s*Winner: Anna', editor)
+    recap = client.get(f"/t/{meadow}/recap.txt").get_data(as_text=True)
+    assert recap.startswith("Spring Meadow: Anna wins with 24 points")
+    screen = client.get(f"/t/{meadow}/screen").get_data(as_text=True)
+    assert re.search(r'id="screen-leaders">\s*Winner: Anna\s*<', screen)
+    players = client.get("/players").get_data(as_text=True)
+    assert re.search(r'data-player="Anna">.*?data-stat="wins">1<', players, re.S)
+    assert re.search(r'data-player="Boris">.*?data-stat="wins">0<', players, re.S)
+
+
 def test_spring_meadow_one_player_plays_the_solo_game(app: Flask, client: FlaskClient) -> None:
     form = {"game": "spring-meadow", "layout": "example", "orientation": "vertical"}
     solo = new_table(client, form, ["Anna"])
@@ -355,6 +392,25 @@ def test_spring_meadow_one_player_plays_the_solo_game(app: Flask, client: FlaskC
     assert "104 more is a good result (140)" in html
     assert ">Rank<" not in html and "Leading:" not in html  # nobody to rank in a solo game
     assert 'class="counting-row"' not in html  # no incomplete row scores in solo
+    results = client.get(f"/t/{solo}/results").get_data(as_text=True)
+    assert re.search(r'id="winner">\s*Solo game: Anna, 36 points\s*<', results)
+    recap = client.get(f"/t/{solo}/recap.txt").get_data(as_text=True)
+    assert recap.startswith("Spring Meadow: Anna scores 36 points (solo)")
+
+
+def test_an_imported_lone_board_without_solo_values_is_a_phase(
+    app: Flask, client: FlaskClient
+) -> None:
+    # One player's board of a larger game, as a board file can carry it: scored as a phase
+    # (rows x 10), and the editor says so rather than offer the solo game's values.
+    rows = ["." * 10] * 12 + ["#" * 10] * 3
+    board = {"name": "Anna", "orientation": "vertical", "rows": rows}
+    doc = {"game": "spring-meadow", "players": [board]}
+    resp = client.post("/import", data={"text": json.dumps(doc)}, headers=HX)
+    table_id = resp.headers["HX-Redirect"].rsplit("/", 1)[-1]
+    html = client.get(f"/t/{table_id}").get_data(as_text=True)
+    assert 'id="solo-values"' not in html and "Record phase" in html
+    assert re.search(r'data-total="Anna"[^>]*>30<', html)
 
 
 def test_spring_meadow_solo_values_refused_and_kept(app: Flask, client: FlaskClient) -> None:

@@ -75,3 +75,10 @@ def test_statistics_over_finished_tables(app: Flask, client: FlaskClient) -> Non
     assert stat(boris, "plays") == "1"  # the unfinished table does not count
     # Another phone has no history of these tables.
     assert "data-player=" not in app.test_client().get("/players").get_data(as_text=True)
+
+
+def test_a_solo_table_is_a_play_but_no_win(client: FlaskClient) -> None:
+    solo = new_table(client, SV_FORM, ["Anna"])
+    client.post(f"/t/{solo}/finish")
+    block = player_block(client.get("/players").get_data(as_text=True), "Anna")
+    assert (stat(block, "plays"), stat(block, "solo"), stat(block, "wins")) == ("1", "1", "0")

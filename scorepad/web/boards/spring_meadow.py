@@ -115,8 +115,11 @@ def new_table(form: Mapping[str, str], names: list[str]) -> tuple[dict[str, Any]
 
 
 def is_solo(doc: Mapping[str, Any]) -> bool:
-    """Whether the table is a solo game: one player (the rulebook's solo has no phases)."""
-    return len(doc["players"]) == 1
+    """Whether the table is a solo game, as the engine decides it: one player with
+    ``solo_values`` (every one-player table started here has them; an imported board
+    file of one player without them is one phase of a larger game, as it scores)."""
+    players = doc["players"]
+    return len(players) == 1 and players[0].get("solo_values") is not None
 
 
 # --- taps and fields ---------------------------------------------------------------------------
@@ -326,6 +329,14 @@ def record_phase(
             board["rows"] = [row.replace(sm.CLEARED, sm.MARMOT) for row in board["rows"]]
     doc.get("options", {}).pop("active", None)
     return doc, {**meta, "phases": phases}
+
+
+def final_result(doc: Mapping[str, Any], meta: Mapping[str, Any]) -> Result | None:
+    """The game's result once a player has 2 pins (:meth:`sm.Ledger.game_result`): every
+    screen then shows the last phase and the game's winner, not the board as it stands
+    after it (marmots placed, the picnic tile moved)."""
+    game = ledger(meta)
+    return game.game_result() if game is not None else None
 
 
 def ledger(meta: Mapping[str, Any]) -> sm.Ledger | None:
