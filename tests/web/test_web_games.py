@@ -12,6 +12,8 @@ from webhelpers import HX, SV_FORM, engine_result, new_table, stored_doc, tap
 
 from scorepad.games import harmonies as hm
 from scorepad.games import spring_meadow as sm
+from scorepad.games.seasons_cards import BESPELLED_GRIMOIRE
+from scorepad.web import db
 from scorepad.web.boards.harmonies import solo_suns
 from scorepad.web.boards.spring_meadow import square_place
 
@@ -335,6 +337,51 @@ def test_spring_meadow_phase_ledger(app: Flask, client: FlaskClient, meadow: str
     assert field(client, meadow, p=0, action="active", active="Zoe").status_code == 422
 
 
+def other_side(app: Flask) -> str:
+    """A stored layout: the example side with its burrows one column to the left."""
+    rows = [row[1:] + "." for row in sm.dump_layout(sm.example_layout())["rows"]]
+    with app.app_context():
+        return db.create_layout(
+            "spring-meadow", "Side B", {"name": "Side B", "orientation": "vertical", "rows": rows}
+        )
+
+
+def test_spring_meadow_each_player_has_a_board_side(
+    app: Flask, client: FlaskClient, meadow: str
+) -> None:
+    # Each player plays a board of their own, its burrows where that side prints them.
+    side_b = other_side(app)
+    tap(client, meadow, p=1, line=1)  # tiles stay where they are
+    resp = field(client, meadow, p=1, action="board_side", layout=f"db:{side_b}")
+    assert resp.status_code == 200
+    doc = stored_doc(app, meadow)
+    anna, boris = doc["players"]
+    assert (anna["layout"], boris["layout"]) == (sm.example_layout().name, "Side B")
+    assert {lay["name"] for lay in doc["options"]["layouts"]} == {anna["layout"], "Side B"}
+    # Tiles stay; the old side's burrow (14, 6) is snow now (one tap on the line fills it).
+    assert boris["rows"][14] == "######.###"
+    assert boris["rows"][10] == ".........." and boris["rows"][9] == "....o....."
+    assert anna["rows"][10] == "o........."  # Anna's side is unchanged
+    # Boris's burrows are now where Side B prints them: a cleared burrow goes there only.
+    assert tap(client, meadow, p=1, tool="c", row=9, col=4).status_code == 200
+    assert tap(client, meadow, p=1, tool="c", row=10, col=0).status_code == 422
+    html = client.get(f"/t/{meadow}?p=1").get_data(as_text=True)
+    assert re.search(r'<option value="db:[^"]+" selected>Side B</option>', html)
+
+
+def test_spring_meadow_board_side_refusals(app: Flask, client: FlaskClient, meadow: str) -> None:
+    tap(client, meadow, p=0, line=1)
+    resp = field(client, meadow, p=0, action="board_side", orientation="horizontal")
+    assert resp.status_code == 422 and message(resp).startswith("Turn the board before placing")
+    resp = field(client, meadow, p=1, action="board_side", orientation="horizontal")
+    assert resp.status_code == 200  # no tile yet: the board turns
+    assert len(stored_doc(app, meadow)["players"][1]["rows"]) == 10
+    assert field(client, meadow, p=1, action="board_side", layout="db:nope").status_code == 422
+    field(client, meadow, p=0, action="record_phase")
+    resp = field(client, meadow, p=1, action="board_side", orientation="vertical")
+    assert resp.status_code == 422 and "once a scoring phase is recorded" in message(resp)
+
+
 def test_spring_meadow_game_over_shows_the_game_winner_everywhere(
     app: Flask, client: FlaskClient, meadow: str
 ) -> None:
@@ -459,6 +506,11 @@ def test_seasons_counts(app: Flask, client: FlaskClient, seasons: str) -> None:
     assert resp.status_code == 422 and "Energy in reserve" in message(resp)
     assert field(client, seasons, p=0, action="counts", crystals="lots").status_code == 422
     assert stored_doc(app, seasons) == before
+    # A Bespelled Grimoire in play extends the reserve: 10 energy is then possible.
+    field(client, seasons, p=0, action="add_card", card=BESPELLED_GRIMOIRE)
+    resp = field(client, seasons, p=0, action="counts", energy_in_reserve=10)
+    assert resp.status_code == 200
+    assert stored_doc(app, seasons)["players"][0]["energy_in_reserve"] == 10
 
 
 def test_seasons_cards_by_name(app: Flask, client: FlaskClient, seasons: str) -> None:

@@ -234,6 +234,21 @@ def test_residents_field(app: Flask, client: FlaskClient, table_id: str) -> None
     assert "residents" not in stored_doc(app, table_id)["players"][1]
 
 
+def test_table_rules_are_shown_and_edited(app: Flask, client: FlaskClient, table_id: str) -> None:
+    html = client.get(f"/t/{table_id}").get_data(as_text=True)
+    assert "Table rules: Standard" in html and 'name="express_3" min="0" max="999"' in html
+    rules = {"p": "1", "action": "table_rules", "variant": "kids"}
+    rules |= {f"express_{n}": str(n * n) for n in range(2, 7)} | {"express_3": "10"}
+    resp = client.post(f"/t/{table_id}/field", data=rules, headers=HX)
+    html = resp.get_data(as_text=True)
+    assert resp.status_code == 200 and "Table rules: Kids" in html
+    assert '<details class="fields" id="table-rules" open>' in html  # kept open while edited
+    options = stored_doc(app, table_id)["options"]
+    assert options["variant"] == "kids" and options["valley_express"]["3"] == 10
+    bad = client.post(f"/t/{table_id}/field", data={**rules, "variant": "party"}, headers=HX)
+    assert bad.status_code == 422 and stored_doc(app, table_id)["options"] == options
+
+
 def test_export_round_trips_through_import(app: Flask, client: FlaskClient, table_id: str) -> None:
     tap(client, table_id, p=0, tool="house", q=0, r=0)
     resp = client.get(f"/t/{table_id}/export")

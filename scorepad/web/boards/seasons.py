@@ -14,6 +14,7 @@ from typing import Any
 from flask_babel import gettext  # type: ignore[import-untyped]
 
 from scorepad.games import seasons as ss
+from scorepad.games.seasons_cards import BESPELLED_GRIMOIRE
 from scorepad.scoring import Result
 from scorepad.web.boards import EditRefused, Tool, int_field, with_player_copy
 from scorepad.web.vocab import N_
@@ -33,6 +34,20 @@ COUNTS: dict[str, tuple[str, int, int]] = {
     "jewel_energy": (N_("Energy on Jewel of the Ancients"), 0, 30),
     "replicas": (N_("Replicas"), 0, 30),
 }
+
+
+#: Energy in reserve with a Bespelled Grimoire in play, whose reserve extension the rules
+#: allow (its capacity is not in our sources: the engine does not check it either).
+GRIMOIRE_RESERVE = 30
+
+
+def count_bounds(sorcerer: Mapping[str, Any]) -> dict[str, tuple[str, int, int]]:
+    """:data:`COUNTS` for this player: the reserve holds more than 7 energy only with a
+    Bespelled Grimoire in play ("никогда не может быть больше 7 жетонов")."""
+    if BESPELLED_GRIMOIRE not in sorcerer.get("cards_in_play", []):
+        return COUNTS
+    label, low, _high = COUNTS["energy_in_reserve"]
+    return {**COUNTS, "energy_in_reserve": (label, low, GRIMOIRE_RESERVE)}
 
 
 def options_context() -> dict[str, Any]:
@@ -61,7 +76,7 @@ def set_field(
     in_play: list[int] = sorcerer.setdefault("cards_in_play", [])
     action = form.get("action", "")
     if action == "counts":
-        for key, (label, low, high) in COUNTS.items():
+        for key, (label, low, high) in count_bounds(sorcerer).items():
             if key in form:
                 sorcerer[key] = int_field(form, key, low, high, gettext(label))
         if "ability_token" in form:
@@ -118,7 +133,7 @@ def board(
         "sheet": sorcerer,
         "counts": [
             (key, gettext(label), low, high, sorcerer.get(key, 0))
-            for key, (label, low, high) in COUNTS.items()
+            for key, (label, low, high) in count_bounds(sorcerer).items()
         ],
         "tokens": sorted(ss.ABILITY_TOKENS.items()),
         "cards": cards,

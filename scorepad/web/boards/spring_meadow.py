@@ -129,13 +129,11 @@ def _printed_burrows(
     doc: Mapping[str, Any], board: Mapping[str, Any]
 ) -> frozenset[tuple[int, int]]:
     """The squares the player's layout prints as burrows, in the board's orientation."""
-    for lay in doc.get("options", {}).get("layouts", []):
-        if lay.get("name") == board.get("layout"):
-            try:
-                return sm.parse_layout(lay).burrows_for(board.get("orientation", "vertical"))
-            except BoardError:
-                return frozenset()
-    return frozenset()
+    lay = _layout_doc(doc, board.get("layout"))
+    try:
+        return sm.parse_layout(lay).burrows_for(board.get("orientation", "vertical"))
+    except BoardError:  # no such layout, or a broken one: the engine says which
+        return frozenset()
 
 
 def _check_burrows(
@@ -242,6 +240,12 @@ def set_field(
     action = form.get("action", "")
     if action == "solo_values":
         return set_solo_values(new, form), meta
+    if action == "board_side":
+        if meta.get("phases"):
+            raise EditRefused(
+                gettext("A board's side cannot change once a scoring phase is recorded.")
+            )
+        return set_board_side(new, player, form), meta
     if action == "active":
         active = form.get("active", "")
         names = [p["name"] for p in new["players"]]
@@ -256,6 +260,94 @@ def set_field(
     if action == "record_phase":
         return record_phase(new, meta)
     raise EditRefused(gettext("Unknown change."))
+
+
+def set_board_side(doc: dict[str, Any], player: int, form: Mapping[str, str]) -> dict[str, Any]:
+    """One player's board side (its burrow layout) and the way it lies: each player has a
+    board of their own, its burrows where that side prints them. The tiles stay where they
+    are; the old side's burrows not on the new one become snow, the new side's burrows
+    show open (the state of a burrow on both is kept). Turning a board with tiles on it is
+    refused: its squares would not be where the player sees them."""
+    board = doc["players"][player]
+    orientation = form.get("orientation") or board.get("orientation", "vertical")
+    if orientation not in sm.ORIENTATIONS:
+        raise EditRefused(gettext("Orientation: choose vertical or horizontal."))
+    choice = form.get("layout", "")
+    layout_doc = load_layout(choice) if choice else _layout_doc(doc, board.get("layout"))
+    if layout_doc is None:
+        raise EditRefused(gettext("Choose one of the listed board layouts."))
+    try:
+        layout = sm.parse_layout(layout_doc)
+    except BoardError as err:
+        raise EditRefused(
+            gettext("That layout is not usable yet: %(why)s", why=sentence(err.problems[0]))
+        ) from None
+    layouts = doc.setdefault("options", {}).setdefault("layouts", [])
+    known = _layout_doc(doc, layout.name)
+    if known is not None and sm.parse_layout(known) != layout:
+        raise EditRefused(
+            gettext(
+                "Another layout called “%(name)s” is already used at this table.",
+                name=layout.name,
+            )
+        )
+    old_burrows = _printed_burrows(doc, board)
+    if orientation != board.get("orientation", "vertical"):
+        if any(
+            code in (sm.COVERED, sm.CLEARED, sm.MARMOT) for row in board["rows"] for code in row
+        ):
+            raise EditRefused(
+                gettext("Turn the board before placing tiles on it: its squares would move.")
+            )
+        board["rows"] = list(sm.empty_board(orientation, layout))
+    else:
+        burrows = layout.burrows_for(orientation)
+        board["rows"] = [
+            "".join(
+                _on_side(code, (r, c) in old_burrows, (r, c) in burrows)
+                for c, code in enumerate(row)
+            )
+            for r, row in enumerate(board["rows"])
+        ]
+    if known is None:
+        layouts.append(layout_doc)
+    board["layout"], board["orientation"] = layout.name, orientation
+    used = {p.get("layout") for p in doc["players"]}
+    layouts[:] = [lay for lay in layouts if lay.get("name") in used]
+    return doc
+
+
+def _on_side(code: str, was_burrow: bool, is_burrow: bool) -> str:
+    """A square's state when the board's side changes (:func:`set_board_side`)."""
+    if code == sm.COVERED or was_burrow == is_burrow:
+        return code
+    return sm.OPEN if is_burrow else sm.SNOW
+
+
+def _layout_doc(doc: Mapping[str, Any], name: str | None) -> dict[str, Any] | None:
+    """The table's layout called ``name``, if it knows one."""
+    for lay in doc.get("options", {}).get("layouts", []):
+        if lay.get("name") == name:
+            return dict(lay)
+    return None
+
+
+def side_choices(doc: Mapping[str, Any], player: int) -> list[dict[str, Any]]:
+    """The board sides a player can pick (the new-table form's), the board's own first
+    when the list does not name it (a layout deleted since, or one imported)."""
+    name = doc["players"][player].get("layout")
+    choices: list[dict[str, Any]] = [
+        {"value": value, "label": label, "selected": _choice_name(value, label) == name}
+        for value, label in layout_choices()
+    ]
+    if name and not any(c["selected"] for c in choices):
+        choices.insert(0, {"value": "", "label": name, "selected": True})
+    return choices
+
+
+def _choice_name(value: str, label: str) -> str:
+    """The layout name a choice of :func:`layout_choices` gives a board."""
+    return sm.example_layout().name if value == EXAMPLE else label
 
 
 def set_solo_values(doc: dict[str, Any], form: Mapping[str, str]) -> dict[str, Any]:
@@ -422,6 +514,7 @@ def board(
         "ledger": ledger(meta),
         "phases": len(meta.get("phases", [])),
         "solo": solo_context(doc, details) if is_solo(doc) else None,
+        "sides": side_choices(doc, player),
     }
 
 

@@ -108,18 +108,9 @@ def new_table(form: Mapping[str, str], names: list[str]) -> tuple[dict[str, Any]
                 why=sentence(problems[0]),
             )
         )
-    variant = form.get("variant", "standard")
-    if variant not in ("standard", "kids"):
-        raise EditRefused(gettext("Variant: choose standard or kids."))
-    express = {
-        str(n): int_field(
-            form, f"express_{n}", 0, 999, gettext("Valley Express, %(n)s settlements", n=n)
-        )
-        for n in EXPRESS_SIZES
-    }
     doc = {
         "game": NAME,
-        "options": {"variant": variant, "valley_express": express},
+        "options": table_rules(form),
         "players": [{"name": name, "cells": sv.blank_sheet(layout)} for name in names],
     }
     return doc, {"layout": layout["name"]}
@@ -167,10 +158,35 @@ def _next_track(
     return kind[0]
 
 
+def table_rules(form: Mapping[str, str]) -> dict[str, Any]:
+    """The table's options from a form: the variant and the Valley Express table (the
+    new-table form's, or the editor's "Table rules" once the table is started)."""
+    variant = form.get("variant", "standard")
+    if variant not in ("standard", "kids"):
+        raise EditRefused(gettext("Variant: choose standard or kids."))
+    express = {
+        str(n): int_field(
+            form, f"express_{n}", 0, 999, gettext("Valley Express, %(n)s settlements", n=n)
+        )
+        for n in EXPRESS_SIZES
+    }
+    return {"variant": variant, "valley_express": express}
+
+
 def set_field(
     doc: dict[str, Any], meta: dict[str, Any], player: int, form: Mapping[str, str]
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The residents tally written on the paper sheet (blank: not given)."""
+    """The residents tally written on the paper sheet (blank: not given), or the table's
+    rules (variant, Valley Express table: the host's, like every shared option)."""
+    if form.get("action") == "table_rules":
+        options = dict(doc.get("options") or {})
+        rules = table_rules(form)
+        # Sizes the form does not list (an imported table's) are kept.
+        rules["valley_express"] = {
+            **(options.get("valley_express") or {}),
+            **rules["valley_express"],
+        }
+        return {**doc, "options": {**options, **rules}}, meta
     new, sheet = with_player_copy(doc, player)
     if "residents" in form:
         if not form["residents"].strip():
@@ -312,6 +328,17 @@ def board(
         "marked": marked,
         "sheet": sheet,
         "render_cells": lambda tappable: render_cells(cells, marked, tappable, doubtful),
+        "rules": rules_context(doc.get("options") or {}),
+    }
+
+
+def rules_context(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The table's rules as the editor shows them: the variant and the Valley Express
+    table (n → n² where the table gives none: the engine's default)."""
+    table = {int(k): v for k, v in (options.get("valley_express") or {}).items()}
+    return {
+        "variant": options.get("variant", "standard"),
+        "express": [(n, table.get(n, n * n)) for n in EXPRESS_SIZES],
     }
 
 
