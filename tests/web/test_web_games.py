@@ -329,7 +329,8 @@ def test_spring_meadow_phase_ledger(app: Flask, client: FlaskClient, meadow: str
     assert 'id="ledger"' in html and "Pins" in html
     # Anna wins a second phase: 2 pins, the game is over.
     assert message(field(client, meadow, p=0, action="record_phase")).startswith("Phase 2")
-    assert message(field(client, meadow, p=0, action="active", active="")) == ""  # said once
+    resp = field(client, meadow, p=0, action="active", active="")  # the game is over
+    assert resp.status_code == 422 and message(resp) == "The game is over: Anna has 2 pins."
     html = client.get(f"/t/{meadow}/results").get_data(as_text=True)
     assert "Game won by Anna" in html
     resp = field(client, meadow, p=0, action="record_phase")
@@ -402,6 +403,10 @@ def test_spring_meadow_game_over_shows_the_game_winner_everywhere(
     assert message(resp) == "Phase 3 recorded: Anna takes a hiking pin."
     now = engine_result(stored_doc(app, meadow))
     assert now.winners == ("Anna", "Boris")  # the board after the phase: a tie
+    # The game is over: its boards are the last phase's, no longer edited.
+    resp = tap(client, meadow, p=1, line=3)
+    assert resp.status_code == 422 and message(resp) == "The game is over: Anna has 2 pins."
+    assert field(client, meadow, p=0, action="active", active="Boris").status_code == 422
     client.post(f"/t/{meadow}/finish")
     html = client.get(f"/t/{meadow}/results").get_data(as_text=True)
     assert re.search(r'id="winner">\s*Winner: Anna\s*<', html)
@@ -409,6 +414,7 @@ def test_spring_meadow_game_over_shows_the_game_winner_everywhere(
     assert re.search(r'data-total="Anna"[^>]*>24<', html)  # the last phase's scores
     editor = client.get(f"/t/{meadow}").get_data(as_text=True)
     assert "Record phase" not in editor and re.search(r'id="leaders">\s*Winner: Anna', editor)
+    assert editor.count('class="plus-one"') == 3  # the last phase's board: cleared, not marmots
     recap = client.get(f"/t/{meadow}/recap.txt").get_data(as_text=True)
     assert recap.startswith("Spring Meadow: Anna wins with 24 points")
     screen = client.get(f"/t/{meadow}/screen").get_data(as_text=True)
@@ -456,7 +462,7 @@ def test_an_imported_lone_board_without_solo_values_is_a_phase(
     resp = client.post("/import", data={"text": json.dumps(doc)}, headers=HX)
     table_id = resp.headers["HX-Redirect"].rsplit("/", 1)[-1]
     html = client.get(f"/t/{table_id}").get_data(as_text=True)
-    assert 'id="solo-values"' not in html and "Record phase" in html
+    assert 'id="solo-values"' not in html and "Record phase" not in html  # it cannot be
     assert re.search(r'data-total="Anna"[^>]*>30<', html)
 
 
@@ -466,6 +472,9 @@ def test_spring_meadow_solo_values_refused_and_kept(app: Flask, client: FlaskCli
     field(client, solo, p=0, action="solo_values", value_0=12)
     resp = field(client, solo, p=0, action="solo_values", value_0=12, value_1="", value_2=9)
     assert resp.status_code == 422 and message(resp).startswith("Row 2 has no value")
+    for text in ("²", "١٢", "1e2"):  # digits to Python's isdigit / isdecimal, or a float
+        resp = field(client, solo, p=0, action="solo_values", value_0=text)
+        assert resp.status_code == 422 and "is not a signpost value" in message(resp)
     resp = field(client, solo, p=0, action="solo_values", value_0="twelve")
     assert resp.status_code == 422 and "“twelve” is not a signpost value" in message(resp)
     assert field(client, solo, p=0, action="solo_values", value_0=-3).status_code == 422

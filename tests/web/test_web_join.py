@@ -16,6 +16,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from webhelpers import HX, SV_FORM, new_table, stored_doc, tap
 
+from scorepad.games import spring_meadow as sm
 from scorepad.web import access, db
 from scorepad.web.qr import qr_svg
 
@@ -463,3 +464,29 @@ def test_an_older_database_is_upgraded(db_url: str) -> None:
             db.metadata.drop_all(engine)
             db.metadata.create_all(engine)
             engine.dispose()
+
+
+def test_shared_options_are_not_offered_to_a_seated_guest(app: Flask, client: FlaskClient) -> None:
+    # A board side new to the table joins its layouts, and the table rules are options:
+    # both shared, so the host's. A seated guest sees neither picker, and is refused.
+    meadow = new_table(
+        client, {"game": "spring-meadow", "layout": "example", "orientation": "vertical"},
+        ["Anna", "Boris"],
+    )  # fmt: skip
+    sheet = new_table(client, SV_FORM, ["Anna", "Boris"])
+    guest = phone(app)
+    for table_id in (meadow, sheet):
+        guest.post("/join", data={"code": join_code(client, table_id)})
+        assert claim(guest, table_id, 1) == 303
+    assert 'id="board-side"' in editor_html(client, meadow, 1)
+    assert 'id="board-side"' not in editor_html(guest, meadow, 1)
+    assert 'id="table-rules"' in editor_html(client, sheet, 1)
+    assert 'id="table-rules"' not in editor_html(guest, sheet, 1)
+    rows = [row[1:] + "." for row in sm.dump_layout(sm.example_layout())["rows"]]
+    with app.app_context():
+        side = db.create_layout("spring-meadow", "Side B", {"name": "Side B",
+                                "orientation": "vertical", "rows": rows})  # fmt: skip
+    assert field(guest, meadow, p=1, action="board_side", layout=f"db:{side}") == 403
+    rules = {f"express_{n}": n * n for n in range(2, 7)}
+    assert field(guest, sheet, p=1, action="table_rules", variant="kids", **rules) == 403
+    assert field(client, meadow, p=1, action="board_side", layout=f"db:{side}") == 200

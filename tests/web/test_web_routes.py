@@ -249,6 +249,21 @@ def test_table_rules_are_shown_and_edited(app: Flask, client: FlaskClient, table
     assert bad.status_code == 422 and stored_doc(app, table_id)["options"] == options
 
 
+def test_table_rules_show_an_imported_express_table_as_it_scores(
+    app: Flask, client: FlaskClient
+) -> None:
+    # Sizes a table leaves out score the largest entry below (the engine's rule), and the
+    # editor shows those, so saving the form keeps the scoring as it was.
+    doc = json.loads(EXAMPLE.read_text())
+    doc["options"]["valley_express"] = {"2": 4, "3": 9, "5": 30}
+    resp = client.post("/import", data={"text": json.dumps(doc)})
+    html = client.get(resp.headers["Location"]).get_data(as_text=True)
+    shown = dict(
+        re.findall(r'name="express_(\d)" min="0" max="999" inputmode="numeric" value="(\d+)"', html)
+    )
+    assert shown == {"2": "4", "3": "9", "4": "9", "5": "30", "6": "30"}
+
+
 def test_export_round_trips_through_import(app: Flask, client: FlaskClient, table_id: str) -> None:
     tap(client, table_id, p=0, tool="house", q=0, r=0)
     resp = client.get(f"/t/{table_id}/export")

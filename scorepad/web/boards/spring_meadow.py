@@ -177,9 +177,19 @@ def _squares(raw: str, rows: int, cols: int) -> list[tuple[int, int]]:
     return found
 
 
+def _refuse_after_the_game(meta: Mapping[str, Any]) -> None:
+    """Once a player has 2 pins the game is over: its boards are its last phase's."""
+    game = ledger(meta)
+    if game is not None and game.finished:
+        raise EditRefused(
+            gettext("The game is over: %(names)s has 2 pins.", names=", ".join(game.winners))
+        )
+
+
 def tap(
     doc: dict[str, Any], meta: dict[str, Any], player: int, form: Mapping[str, str]
 ) -> dict[str, Any]:
+    _refuse_after_the_game(meta)
     new, board = with_player_copy(doc, player)
     orientation = board.get("orientation", "vertical")
     if form.get("line"):
@@ -236,6 +246,7 @@ def set_field(
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The picnic tile (active player), recording the phase in the ledger, or a solo
     game's values written down."""
+    _refuse_after_the_game(meta)
     new = copy.deepcopy(doc)
     action = form.get("action", "")
     if action == "solo_values":
@@ -267,7 +278,9 @@ def set_board_side(doc: dict[str, Any], player: int, form: Mapping[str, str]) ->
     board of their own, its burrows where that side prints them. The tiles stay where they
     are; the old side's burrows not on the new one become snow, the new side's burrows
     show open (the state of a burrow on both is kept). Turning a board with tiles on it is
-    refused: its squares would not be where the player sees them."""
+    refused: its squares would not be where the player sees them. A side new to the table
+    joins its layouts (a shared option: the host's, like the picker); none is removed (an
+    imported table's spare layout stays)."""
     board = doc["players"][player]
     orientation = form.get("orientation") or board.get("orientation", "vertical")
     if orientation not in sm.ORIENTATIONS:
@@ -312,8 +325,6 @@ def set_board_side(doc: dict[str, Any], player: int, form: Mapping[str, str]) ->
     if known is None:
         layouts.append(layout_doc)
     board["layout"], board["orientation"] = layout.name, orientation
-    used = {p.get("layout") for p in doc["players"]}
-    layouts[:] = [lay for lay in layouts if lay.get("name") in used]
     return doc
 
 
@@ -368,7 +379,8 @@ def set_solo_values(doc: dict[str, Any], form: Mapping[str, str]) -> dict[str, A
                     n=i,
                 )
             )
-        if not text.isdigit() or int(text) > MAX_SOLO_VALUE:
+        # ASCII digits only: "²" is a digit to str.isdigit, and int() refuses it.
+        if not (text.isascii() and text.isdecimal()) or int(text) > MAX_SOLO_VALUE:
             raise EditRefused(
                 gettext(
                     "Row %(n)s: “%(text)s” is not a signpost value (a whole number from 0 to "
@@ -388,17 +400,12 @@ def record_phase(
     doc: dict[str, Any], meta: dict[str, Any]
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Keep this phase in the ledger; the winner's cleared burrows get marmots for the next."""
-    if is_solo(doc):
+    if len(doc["players"]) == 1:
         raise EditRefused(
             gettext(
                 "A solo game has no scoring phases: it scores the values written down and the "
                 "cleared burrows."
             )
-        )
-    before = ledger(meta)
-    if before is not None and before.finished:
-        raise EditRefused(
-            gettext("The game is over: %(names)s has 2 pins.", names=", ".join(before.winners))
         )
     phases = [*meta.get("phases", []), copy.deepcopy(doc)]
     try:
@@ -451,6 +458,9 @@ def board(
     result: Result | None,
     highlight: str | None = None,
 ) -> dict[str, Any]:
+    game = ledger(meta)
+    if game is not None and game.finished:
+        doc = meta["phases"][-1]  # the game's result is its last phase (final_result)
     sheet = doc["players"][player]
     orientation = sheet.get("orientation", "vertical")
     rows = sheet["rows"]
@@ -511,7 +521,7 @@ def board(
         "orientation": orientation,
         "active": doc.get("options", {}).get("active"),
         "names": [p["name"] for p in doc["players"]],
-        "ledger": ledger(meta),
+        "ledger": game,
         "phases": len(meta.get("phases", [])),
         "solo": solo_context(doc, details) if is_solo(doc) else None,
         "sides": side_choices(doc, player),

@@ -334,11 +334,15 @@ def board(
 
 def rules_context(options: Mapping[str, Any]) -> dict[str, Any]:
     """The table's rules as the editor shows them: the variant and the Valley Express
-    table (n → n² where the table gives none: the engine's default)."""
-    table = {int(k): v for k, v in (options.get("valley_express") or {}).items()}
+    points of each group size as the engine scores them (``sv.express_points``: an
+    imported table's missing size takes the largest entry below it, no table n → n²)."""
+    try:
+        parsed = sv.Options.model_validate(dict(options))
+    except ValueError:  # the engine names the problem above the board
+        parsed = sv.Options()
     return {
-        "variant": options.get("variant", "standard"),
-        "express": [(n, table.get(n, n * n)) for n in EXPRESS_SIZES],
+        "variant": parsed.variant,
+        "express": [(n, sv.express_points(parsed, n)) for n in EXPRESS_SIZES],
     }
 
 
