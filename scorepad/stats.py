@@ -24,8 +24,11 @@ class GameStats:
 
     game: str
     plays: int = 0
-    #: Plays alone (a solo game): counted in ``plays``, never a win (nobody to beat).
+    #: Plays alone (a solo game): counted in ``plays``, never a win (nobody to beat), and
+    #: kept out of the scores below (a Spring Meadow solo game scores about 140, a phase
+    #: 20-50): their best is ``solo_best``.
     solo_plays: int = 0
+    solo_best: int | None = None
     wins: int = 0
     best: int | None = None
     totals: list[int] = field(default_factory=list)
@@ -37,7 +40,8 @@ class GameStats:
 
     @property
     def category_averages(self) -> dict[str, float]:
-        return {k: v / self.plays for k, v in self.category_sums.items()} if self.plays else {}
+        n = len(self.totals)
+        return {k: v / n for k, v in self.category_sums.items()} if n else {}
 
     @property
     def win_rate(self) -> float:
@@ -64,7 +68,7 @@ def statistics(results: Iterable[Result]) -> dict[str, PlayerStats]:
     """Fold finished tables (oldest first) into a roster keyed by :func:`player_key`.
 
     A shared win counts as a win for each winner; a table counts once per player; a table
-    of one player (a solo game) is a play but not a win.
+    of one player (a solo game) is a play, not a win, and its score is kept apart.
     """
     roster: dict[str, PlayerStats] = {}
     for result in results:
@@ -73,10 +77,12 @@ def statistics(results: Iterable[Result]) -> dict[str, PlayerStats]:
             stats = roster.setdefault(key, PlayerStats(p.name))
             stats.name = p.name
             g = stats.games.setdefault(result.game, GameStats(result.game))
-            solo = len(result.players) == 1
             g.plays += 1
-            g.solo_plays += solo
-            g.wins += p.rank == 1 and not solo
+            if len(result.players) == 1:
+                g.solo_plays += 1
+                g.solo_best = p.total if g.solo_best is None else max(g.solo_best, p.total)
+                continue
+            g.wins += p.rank == 1
             g.best = p.total if g.best is None else max(g.best, p.total)
             g.totals.append(p.total)
             for k, v in p.categories.items():

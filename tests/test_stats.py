@@ -56,4 +56,7 @@ def test_a_solo_game_is_a_play_but_not_a_win():
     won = both.player(name).rank == 1
     assert (stats.plays, stats.solo_plays, stats.wins) == (2, 1, int(won))
     assert stats.win_rate == float(won)  # over the one play against others
+    # The solo score is kept apart from the scores of plays against others.
+    assert stats.solo_best == solo.players[0].total
+    assert stats.totals == [both.player(name).total] and stats.best == both.player(name).total
     assert statistics([solo])[player_key(name)].games["harmonies"].win_rate == 0.0

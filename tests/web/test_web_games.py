@@ -488,6 +488,13 @@ def test_spring_meadow_solo_values_refused_and_kept(app: Flask, client: FlaskCli
     assert "Only 0 rows are complete" in html.get_data(as_text=True)  # type: ignore[attr-defined]
 
 
+def test_spring_meadow_solo_on_a_horizontal_board_names_columns(client: FlaskClient) -> None:
+    form = {"game": "spring-meadow", "layout": "example", "orientation": "horizontal"}
+    solo = new_table(client, form, ["Anna"])
+    html = tap(client, solo, p=0, line=1).get_data(as_text=True)
+    assert "Column 1 <input" in html and "Row 1" not in html
+
+
 def test_spring_meadow_solo_values_only_in_a_solo_game(client: FlaskClient, meadow: str) -> None:
     resp = field(client, meadow, p=0, action="solo_values", value_0=12)
     assert resp.status_code == 422 and message(resp) == "Only a solo game has values written down."

@@ -82,3 +82,5 @@ def test_a_solo_table_is_a_play_but_no_win(client: FlaskClient) -> None:
     client.post(f"/t/{solo}/finish")
     block = player_block(client.get("/players").get_data(as_text=True), "Anna")
     assert (stat(block, "plays"), stat(block, "solo"), stat(block, "wins")) == ("1", "1", "0")
+    # Alone at an empty practice sheet: the +5 for the most residents.
+    assert stat(block, "solo-best") == "5" and 'data-stat="best"' not in block

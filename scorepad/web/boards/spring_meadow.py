@@ -21,7 +21,9 @@ are full but above the counting row hatched, cleared burrows marked +1.
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Mapping, Set
+from functools import lru_cache
 from typing import Any
 
 from flask import g
@@ -226,11 +228,8 @@ def tap(
 
 def photo_hints(doc: Mapping[str, Any], player: int) -> dict[str, Any]:
     """The player's burrow layout, so burrows are looked for only where it prints them."""
-    name = doc["players"][player].get("layout")
-    for lay in doc.get("options", {}).get("layouts", []):
-        if lay.get("name") == name:
-            return {"layout": lay}
-    return {}
+    layout = _layout_doc(doc, doc["players"][player].get("layout"))
+    return {"layout": layout} if layout is not None else {}
 
 
 def from_photo(doc: dict[str, Any], player: int, found: Mapping[str, Any]) -> dict[str, Any]:
@@ -439,11 +438,16 @@ def final_result(doc: Mapping[str, Any], meta: Mapping[str, Any]) -> Result | No
 
 
 def ledger(meta: Mapping[str, Any]) -> sm.Ledger | None:
+    """The game's ledger of recorded phases (None before the first, or when they do not
+    follow each other). A page asks for it once per board and for the result: scored once."""
     phases = meta.get("phases") or []
-    if not phases:
-        return None
+    return _ledger(json.dumps(phases, sort_keys=True)) if phases else None
+
+
+@lru_cache(maxsize=32)
+def _ledger(phases: str) -> sm.Ledger | None:
     try:
-        return sm.score_game(phases)
+        return sm.score_game(json.loads(phases))
     except BoardError:
         return None
 
@@ -524,7 +528,8 @@ def board(
         "ledger": game,
         "phases": len(meta.get("phases", [])),
         "solo": solo_context(doc, details) if is_solo(doc) else None,
-        "sides": side_choices(doc, player),
+        # Only the editor's fields show them (a query of the stored layouts): asked then.
+        "sides": lambda: side_choices(doc, player),
     }
 
 
@@ -533,8 +538,9 @@ def solo_context(doc: Mapping[str, Any], details: Mapping[str, Any]) -> dict[str
     per value typed beyond them), the sum, and how far the score is from the marks."""
     values = list(doc["players"][0].get("solo_values") or [])
     rows = len(details.get("full_rows", []))
-    total = sum(values) + len(details.get("cleared_burrows", []))
+    total = sum(values) + len(details.get("cleared_burrows", []))  # the engine's solo total
     return {
+        "columns": doc["players"][0].get("orientation") == "horizontal",  # lines are columns
         "written": values,
         "fields": [
             {"row": i + 1, "value": values[i] if i < len(values) else None}
@@ -542,7 +548,7 @@ def solo_context(doc: Mapping[str, Any], details: Mapping[str, Any]) -> dict[str
         ],
         "rows": rows,
         "sum": sum(values),
-        "mark": sm.solo_mark(total),
+        "mark": (details.get("solo") or {}).get("mark"),  # the engine's (None unscored)
         "to_good": max(sm.SOLO_GOOD - total, 0),
         "to_outstanding": max(sm.SOLO_OUTSTANDING - total, 0),
         "most": MAX_SOLO_VALUE,
