@@ -98,6 +98,27 @@ def test_a_game_in_progress_has_no_winner() -> None:
     assert ledger.game_result() is None
 
 
+def test_a_game_file_is_its_phases_then_the_board() -> None:
+    phases, current = sm.read_game_file([PHASE_1, PHASE_2, PHASE_3])
+    assert phases == [PHASE_1, PHASE_2] and current == PHASE_3
+    assert sm.read_game_file([PHASE_1]) == ([], PHASE_1)
+
+
+@pytest.mark.parametrize(
+    ("doc", "problem"),
+    [
+        ({}, "game file: a list of Spring Meadow board files"),
+        ([], "game file: a list of Spring Meadow board files"),
+        ([PHASE_1, {"game": "seasons"}], "game file, entry 2: not a Spring Meadow board file"),
+        ([PHASE_2, PHASE_1, PHASE_3], "phase 2"),  # marmots cannot leave, tiles never move
+    ],
+)
+def test_a_bad_game_file_is_refused(doc: Any, problem: str) -> None:
+    with pytest.raises(BoardError) as err:
+        sm.read_game_file(doc)
+    assert err.value.problems[0].startswith(problem)
+
+
 def test_the_game_result_is_the_last_phase_ranked_by_pins() -> None:
     # Phase 3: Boris 35, Clara 32 (30 + picnic), Anna 32; pins Boris 2, Anna 1, Clara 0.
     ledger = sm.score_game([PHASE_1, PHASE_2, PHASE_3])

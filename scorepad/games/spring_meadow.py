@@ -697,6 +697,24 @@ class Ledger:
         }
 
 
+def read_game_file(doc: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """A Spring Meadow *game file*: a JSON list of board files, each recorded scoring phase
+    in playing order, and last the board as it stands (what the web app's export saves for
+    a game with recorded phases; a plain board file is one phase). Returns the phases and
+    the current board file, each checked (the phases as a ledger: :func:`score_game`).
+    Raises BoardError."""
+    if not isinstance(doc, list) or not doc:
+        raise BoardError(["game file: a list of Spring Meadow board files, the board last"])
+    *phases, current = doc
+    for n, board in enumerate(doc, start=1):
+        if not isinstance(board, dict) or board.get("game") != "spring-meadow":
+            raise BoardError([f"game file, entry {n}: not a Spring Meadow board file"])
+    parse(current)
+    if phases:
+        score_game(phases)
+    return phases, current
+
+
 def score_game(phases: Sequence[Table | Mapping[str, Any]]) -> Ledger:
     """Score a game as a ledger of phases (board files or parsed tables, in playing order).
 

@@ -11,6 +11,7 @@ from flask_babel import gettext  # type: ignore[import-untyped]
 
 from scorepad import games
 from scorepad.boardfile import BoardError, loads
+from scorepad.games import spring_meadow
 from scorepad.web import access, db, doubts
 from scorepad.web.boards import EditRefused, kit, kits, player_index
 from scorepad.web.editor import boards_context, game_and_kit, table_result
@@ -169,6 +170,10 @@ def import_file() -> Response:
         if not text or not text.strip():
             raise BoardError([gettext("choose a board file or paste its JSON text")])
         doc = loads(text)
+        meta: dict[str, Any] = {"imported": source[:100]}
+        if _game_file(doc):  # a Spring Meadow game: its recorded phases, then the board
+            phases, doc = spring_meadow.read_game_file(doc)
+            meta["phases"] = phases
         game, _table = games.parse(doc)
     except BoardError as err:
         return page_or_fragment(
@@ -185,16 +190,25 @@ def import_file() -> Response:
         )
     names = [p["name"] for p in doc["players"]]
     title = f"{game.title}: {', '.join(names)}"
-    table_id = db.create_table(
-        game.name, title, doc, {"imported": source[:100]}, host=access.ensure_device()
-    )
+    table_id = db.create_table(game.name, title, doc, meta, host=access.ensure_device())
     return redirect_to("editor.show", table_id=table_id)
+
+
+def _game_file(doc: Any) -> bool:
+    """Whether an imported document is a Spring Meadow game file (a list starting with a
+    Spring Meadow board file); any other list is refused as no board file."""
+    first = doc[0] if isinstance(doc, list) and doc else None
+    return isinstance(first, dict) and first.get("game") == "spring-meadow"
 
 
 @bp.get("/t/<table_id>/export")
 def export(table_id: str) -> Response:
     stored = db.get_table(table_id)
-    body = json.dumps(stored.doc, indent=1, ensure_ascii=False) + "\n"
+    # A Spring Meadow game with recorded phases saves them too (a game file,
+    # spring_meadow.read_game_file), or importing it again would lose the pins.
+    phases = stored.meta.get("phases") or []
+    saved = [*phases, stored.doc] if phases else stored.doc
+    body = json.dumps(saved, indent=1, ensure_ascii=False) + "\n"
     resp = make_response(body)
     resp.mimetype = "application/json"
     resp.headers["Content-Disposition"] = f'attachment; filename="{stored.game}-{stored.id}.json"'

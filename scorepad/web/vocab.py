@@ -371,6 +371,8 @@ SENTENCES = (
     ),
     N_("%(n)s burrow squares (o, c, m); a board side has only %(m)s burrows"),
     N_("the players or their seats differ from phase 1"),
+    N_("game file: a list of Spring Meadow board files, the board last"),
+    N_("game file, entry %(n)s: not a Spring Meadow board file"),
     N_(
         "%(n)s solo values written down but %(m)s rows are complete from the bottom; one value "
         "is written per completed row"

@@ -424,6 +424,27 @@ def test_spring_meadow_game_over_shows_the_game_winner_everywhere(
     assert re.search(r'data-player="Boris">.*?data-stat="wins">0<', players, re.S)
 
 
+def test_spring_meadow_export_keeps_the_recorded_phases(
+    app: Flask, client: FlaskClient, meadow: str
+) -> None:
+    # Exported and imported again, a game keeps its pins (a game file: the phases, then
+    # the board as it stands); a table without phases exports a plain board file.
+    assert isinstance(client.get(f"/t/{meadow}/export").get_json(), dict)
+    tap(client, meadow, p=0, line=1)
+    field(client, meadow, p=0, action="record_phase")  # Anna takes a pin
+    saved = client.get(f"/t/{meadow}/export").get_json()
+    assert isinstance(saved, list) and len(saved) == 2
+    assert saved[-1] == stored_doc(app, meadow)
+    resp = client.post("/import", data={"text": json.dumps(saved)})
+    copy_id = resp.headers["Location"].rsplit("/", 1)[-1]
+    html = client.get(f"/t/{copy_id}/results").get_data(as_text=True)
+    assert 'id="ledger"' in html and "Record phase" not in html
+    editor = client.get(f"/t/{copy_id}").get_data(as_text=True)
+    assert "Record phase 2" in editor
+    bad = client.post("/import", data={"text": json.dumps([saved[0], {"game": "seasons"}])})
+    assert bad.status_code == 422 and "not a Spring Meadow board file" in bad.get_data(as_text=True)
+
+
 def test_spring_meadow_one_player_plays_the_solo_game(app: Flask, client: FlaskClient) -> None:
     form = {"game": "spring-meadow", "layout": "example", "orientation": "vertical"}
     solo = new_table(client, form, ["Anna"])
