@@ -1,7 +1,8 @@
 """The ``scorepad`` command (``shared/formats.md``, "The command line").
 
 ``scorepad score FILE|-`` prints the result as JSON or, with ``--format text``, as an aligned
-table; ``scorepad recognize PHOTO --game GAME`` reads a photo (``scorepad.vision``). Bad input
+table (a Spring Meadow game file, the recorded phases then the board, adds its ledger);
+``scorepad recognize PHOTO --game GAME`` reads a photo (``scorepad.vision``). Bad input
 exits 2 with one line on stderr, never a traceback.
 """
 
@@ -14,7 +15,8 @@ import sys
 from collections.abc import Sequence
 
 from scorepad import games
-from scorepad.boardfile import MAX_BOARD_BYTES, BoardError
+from scorepad.boardfile import MAX_BOARD_BYTES, BoardError, loads
+from scorepad.games import spring_meadow
 from scorepad.scoring import Result
 from scorepad.vision import cli as vision_cli  # light: OpenCV loads only to recognise
 
@@ -30,19 +32,42 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "recognize":
         return vision_cli.run(args)
     try:
-        text = _read(args.file)
-        result = games.score_text(text)
+        result, ledger = score_file(_read(args.file))
     except BoardError as err:
         print(f"scorepad: {err}", file=sys.stderr)
         return 2
-    output = json.dumps(result.to_json(), indent=2, ensure_ascii=False)
+    doc = result.to_json()
+    if ledger is not None:
+        doc["ledger"] = ledger.to_json()
+    output = json.dumps(doc, indent=2, ensure_ascii=False)
     if args.format == "text":
-        output = render_text(result)
+        output = render_text(result) + ("\n" + ledger_text(ledger) if ledger else "")
     try:
         print(output, flush=True)
     except BrokenPipeError:  # e.g. piped into `head`: the reader has all it wanted
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
+
+
+def score_file(text: bytes) -> tuple[Result, spring_meadow.Ledger | None]:
+    """A board file's result; or a Spring Meadow game file's (a list of board files: the
+    recorded phases, then the board), with its ledger (``spring_meadow.score_game_file``)."""
+    doc = loads(text)
+    if spring_meadow.is_game_file(doc):
+        return spring_meadow.score_game_file(doc)
+    game, table = games.parse(doc)
+    return game.score(table), None
+
+
+def ledger_text(ledger: spring_meadow.Ledger) -> str:
+    """A game file's phases as text: each phase's winners, then the pins."""
+    lines = ["Phases:"]
+    lines += [f"  {p.number}: {', '.join(p.winners)}" for p in ledger.phases]
+    pins = ", ".join(f"{name} {n}" for name, n in ledger.pins.items())
+    lines.append(f"Pins: {pins}")
+    if ledger.finished:
+        lines.append(f"Game won by {', '.join(ledger.winners)} (2 pins)")
+    return "\n".join(lines)
 
 
 def _read(path: str) -> bytes:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from scorepad.boardfile import BoardError
+from scorepad.cli import main
 from scorepad.games import spring_meadow as sm
 
 NAMES = ("Anna", "Boris", "Clara")
@@ -117,6 +120,29 @@ def test_a_bad_game_file_is_refused(doc: Any, problem: str) -> None:
     with pytest.raises(BoardError) as err:
         sm.read_game_file(doc)
     assert err.value.problems[0].startswith(problem)
+
+
+def test_the_command_scores_a_game_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps([PHASE_1, PHASE_2, PHASE_3, PHASE_3]))
+    assert main(["score", str(path)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["winners"] == ["Boris"] and out["ledger"]["pins"]["Boris"] == 2
+    assert main(["score", str(path), "--format", "text"]) == 0
+    text = capsys.readouterr().out
+    assert "Phases:\n  1: Boris\n  2: Anna\n  3: Boris" in text
+    assert text.rstrip().endswith("Game won by Boris (2 pins)")
+    # In progress: the board as it stands scores as the current phase.
+    path.write_text(json.dumps([PHASE_1, PHASE_2]))
+    assert main(["score", str(path)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["winners"] == ["Anna"] and out["ledger"]["finished"] is False
+    path.write_text(json.dumps([solo([12], rows_for(1, 0))]))  # one board in a list
+    assert main(["score", str(path)]) == 0
+    assert "ledger" not in json.loads(capsys.readouterr().out)
+    path.write_text(json.dumps([PHASE_2, PHASE_1, PHASE_2]))  # marmots cannot leave
+    assert main(["score", str(path)]) == 2
+    assert capsys.readouterr().err.startswith("scorepad: ")
 
 
 def test_the_game_result_is_the_last_phase_ranked_by_pins() -> None:

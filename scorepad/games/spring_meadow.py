@@ -48,7 +48,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pydantic import Field
 
@@ -697,6 +697,13 @@ class Ledger:
         }
 
 
+def is_game_file(doc: Any) -> bool:
+    """Whether a JSON document is meant as a game file (:func:`read_game_file`): a list
+    whose first entry is a Spring Meadow board file. Any other list is no board file."""
+    first = doc[0] if isinstance(doc, list) and doc else None
+    return isinstance(first, dict) and first.get("game") == "spring-meadow"
+
+
 def read_game_file(doc: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """A Spring Meadow *game file*: a JSON list of board files, each recorded scoring phase
     in playing order, and last the board as it stands (what the web app's export saves for
@@ -713,6 +720,21 @@ def read_game_file(doc: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     if phases:
         score_game(phases)
     return phases, current
+
+
+def score_game_file(doc: Any) -> tuple[Result, Ledger | None]:
+    """A game file's result (:func:`read_game_file`): the game's own once a player has 2
+    pins (:meth:`Ledger.game_result`), else the board as it stands scored as the phase
+    that follows the recorded ones (earlier winners' marmots in place: a ``c`` written
+    where one must be scores nothing); and the ledger of its recorded phases (None
+    without any)."""
+    phases, current = read_game_file(doc)
+    if not phases:  # one board file in a list (a solo game has no phases to follow)
+        return score(parse(current)), None
+    ledger = score_game(phases)
+    if ledger.finished:
+        return cast(Result, ledger.game_result()), ledger
+    return score_game([*phases, current]).phases[-1].result, ledger
 
 
 def score_game(phases: Sequence[Table | Mapping[str, Any]]) -> Ledger:

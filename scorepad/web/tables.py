@@ -171,7 +171,7 @@ def import_file() -> Response:
             raise BoardError([gettext("choose a board file or paste its JSON text")])
         doc = loads(text)
         meta: dict[str, Any] = {"imported": source[:100]}
-        if _game_file(doc):  # a Spring Meadow game: its recorded phases, then the board
+        if spring_meadow.is_game_file(doc):  # its recorded phases, then the board
             phases, doc = spring_meadow.read_game_file(doc)
             meta["phases"] = phases
         game, _table = games.parse(doc)
@@ -192,13 +192,6 @@ def import_file() -> Response:
     title = f"{game.title}: {', '.join(names)}"
     table_id = db.create_table(game.name, title, doc, meta, host=access.ensure_device())
     return redirect_to("editor.show", table_id=table_id)
-
-
-def _game_file(doc: Any) -> bool:
-    """Whether an imported document is a Spring Meadow game file (a list starting with a
-    Spring Meadow board file); any other list is refused as no board file."""
-    first = doc[0] if isinstance(doc, list) and doc else None
-    return isinstance(first, dict) and first.get("game") == "spring-meadow"
 
 
 @bp.get("/t/<table_id>/export")
