@@ -264,6 +264,21 @@ def test_table_rules_show_an_imported_express_table_as_it_scores(
     assert shown == {"2": "4", "3": "9", "4": "9", "5": "30", "6": "30"}
 
 
+def test_railways_are_drawn_with_what_they_score(client: FlaskClient) -> None:
+    # A-(2)-B-(1)-C-(2)-D: two railways of two settlements each (rules digest F), and a
+    # one-hex link between them that carries sheep but scores no Valley Express.
+    items = ["house", "rail", "rail", "house", "rail", "house", "rail", "rail", "house"]
+    cells = [
+        {"q": q, "r": 0, "area": "a", "item": item} | ({"sides": [0, 3]} if item == "rail" else {})
+        for q, item in enumerate(items)
+    ]
+    doc = {"game": "sunflower-valley", "players": [{"name": "Anna", "cells": cells}]}
+    resp = client.post("/import", data={"text": json.dumps(doc)})
+    html = client.get(resp.headers["Location"]).get_data(as_text=True)
+    assert html.count('class="express-run"') == 2 and html.count('class="short-link"') == 1
+    assert "Dashed circles: a one-hex railway" in html
+
+
 def test_export_round_trips_through_import(app: Flask, client: FlaskClient, table_id: str) -> None:
     tap(client, table_id, p=0, tool="house", q=0, r=0)
     resp = client.get(f"/t/{table_id}/export")

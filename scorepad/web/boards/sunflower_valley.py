@@ -434,7 +434,21 @@ def explain(cv: Any, sheet: Mapping[str, Any], details: Mapping[str, Any]) -> di
     taken = {name for name, a in areas.items() if a.get("taken")}
     taken_cells = [cv.points(Hex(c["q"], c["r"])) for c in sheet["cells"] if c.get("area") in taken]
     drawn = [(c["q"], c["r"], c.get("item"), c.get("area")) for c in sheet["cells"]]
+    # Railway runs: those of two or more hexes join settlements for the Valley Express
+    # (rules digest F); a one-hex link only carries sheep to a linked settlement (A).
+    express_runs = [
+        " ".join("{:.1f},{:.1f}".format(*cv.center(Hex(*h))) for h in run)
+        for g in details.get("valley_express", [])
+        for run in g.get("runs", [])
+    ]
+    short_links = [
+        dict(zip(("x", "y"), cv.center(Hex(*link["run"][0])), strict=True))
+        for link in details.get("links", [])
+        if len(link["run"]) == 1
+    ]
     return {
+        "express_runs": express_runs,
+        "short_links": short_links,
         "taken_sunflowers": [
             [q, r] for q, r, item, area in drawn if item in sv.SUNFLOWERS and area in taken
         ],
