@@ -142,6 +142,17 @@ def test_harmonies_cards_and_spirit(app: Flask, client: FlaskClient, harmonies: 
     assert board["animals"] == [] and "spirit" not in board
 
 
+def test_harmonies_cube_shows_the_card_it_scores_for(client: FlaskClient, harmonies: str) -> None:
+    # Frog (5: T1 → W@SE*): the water (1, 0) below the tree (0, 0), its cube the frog's.
+    for tool, q, r in (("green", 0, 0), ("blue", 1, 0), ("cube", 1, 0)):
+        tap(client, harmonies, p=0, tool=tool, q=q, r=r)
+    field(client, harmonies, p=0, action="add_animal", card=5)
+    resp = field(client, harmonies, p=0, action="cubes", card=5, cubes=1)
+    html = resp.get_data(as_text=True)  # type: ignore[attr-defined]
+    assert re.findall(r'<text class="cube-card"[^>]*>(\d+)<', html) == ["5"]
+    assert "The number on a cube: the animal card it scores for." in html
+
+
 def test_harmonies_solo_game_shows_its_suns(app: Flask, client: FlaskClient) -> None:
     # Rules digest, Harmonies solo: suns by score band, +1 side A, +2 without a spirit or
     # +1 with spirit 33, 34, 37, 38 or 41.

@@ -349,7 +349,12 @@ def explain(cv: Any, details: Mapping[str, Any]) -> dict[str, Any]:
         {"x": _at(cv, g["hexes"][0])[0], "y": _at(cv, g["hexes"][0])[1], "n": i + 1}
         for i, g in enumerate(details.get("islands", []))
     ]
+    # Which card each cube scores for (the engine's assignment of cubes to cards).
+    cube_cards = {
+        tuple(h): a["card"] for a in details.get("animals", []) for h in a["assigned_cubes"]
+    }
     return {
+        "cube_cards": cube_cards,
         "labels": labels,
         "fields": fields,
         "river": path,
