@@ -60,8 +60,15 @@ def score_file(text: bytes) -> tuple[Result, spring_meadow.Ledger | None]:
 
 
 def ledger_text(ledger: spring_meadow.Ledger) -> str:
-    """A game file's phases as text: each phase's winners, then the pins."""
-    lines = ["Phases:"]
+    """A game file's phases as text: what the table above shows, each phase's winners,
+    then the pins."""
+    last = len(ledger.phases)
+    lines = [
+        f"The table above: phase {last}, the game's last"
+        if ledger.finished
+        else f"The table above: the board as it stands (phase {last + 1}, not recorded)",
+        "Phases:",
+    ]
     lines += [f"  {p.number}: {', '.join(p.winners)}" for p in ledger.phases]
     pins = ", ".join(f"{name} {n}" for name, n in ledger.pins.items())
     lines.append(f"Pins: {pins}")

@@ -50,12 +50,20 @@ PHASE_2 = phase(
     rows_for(2, 4, {(14, 0): "c", (3, 5): "m"}),  # 20 + 4 + picnic 2; 27 if (14, 0) scored
     rows_for(2, 1),  # 21
 )
-PHASE_3 = phase(
-    "Clara",
+PHASE_3_BOARDS = (
     rows_for(3, 2, {(0, 0): "c"}),  # 32: Anna won phase 2, her burrow holds a marmot now
     rows_for(3, 5, {(14, 0): "c", (3, 5): "m"}),  # 35
     rows_for(3, 0),  # 30 + picnic 2
 )
+PHASE_3 = phase("Clara", *PHASE_3_BOARDS)
+#: A board of another table (a fourth player) after phase 3's.
+FOUR_PLAYERS = {
+    "game": "spring-meadow",
+    "players": [
+        *phase(None, *PHASE_3_BOARDS)["players"],
+        {"name": "Dasha", "orientation": "vertical", "rows": rows_for(3, 0)},
+    ],
+}
 
 
 def test_a_phase_winner_puts_marmots_on_its_cleared_burrows_for_the_next_phase() -> None:
@@ -103,8 +111,15 @@ def test_a_game_in_progress_has_no_winner() -> None:
 
 def test_a_game_file_is_its_phases_then_the_board() -> None:
     phases, current = sm.read_game_file([PHASE_1, PHASE_2, PHASE_3])
-    assert phases == [PHASE_1, PHASE_2] and current == PHASE_3
+    assert phases == [PHASE_1, PHASE_2]
+    # The board as it stands, the earlier winners' marmots in place: Anna won phase 2
+    # with the cleared burrow (0, 0), which PHASE_3 still writes 'c'.
+    assert current["players"][0]["rows"][0][0] == "m"
+    assert current["players"][1]["rows"][14][0] == "m"  # Boris's, from phase 1
     assert sm.read_game_file([PHASE_1]) == ([], PHASE_1)
+    # After the game's last phase only the board as it stands follows.
+    over = sm.read_game_file([PHASE_1, PHASE_2, PHASE_3, PHASE_3])
+    assert len(over[0]) == 3
 
 
 @pytest.mark.parametrize(
@@ -114,6 +129,9 @@ def test_a_game_file_is_its_phases_then_the_board() -> None:
         ([], "game file: a list of Spring Meadow board files"),
         ([PHASE_1, {"game": "seasons"}], "game file, entry 2: not a Spring Meadow board file"),
         ([PHASE_2, PHASE_1, PHASE_3], "phase 2"),  # marmots cannot leave, tiles never move
+        ([PHASE_1, PHASE_2, PHASE_3, FOUR_PLAYERS], "phase 4: the players or their seats differ"),
+        ([PHASE_1, PHASE_2, PHASE_1], "phase 3"),  # the board: tiles moved back
+        ([PHASE_1, PHASE_2, PHASE_3, PHASE_3, PHASE_3], "phase 4: the game ended"),
     ],
 )
 def test_a_bad_game_file_is_refused(doc: Any, problem: str) -> None:
@@ -130,7 +148,8 @@ def test_the_command_scores_a_game_file(tmp_path: Path, capsys: pytest.CaptureFi
     assert out["winners"] == ["Boris"] and out["ledger"]["pins"]["Boris"] == 2
     assert main(["score", str(path), "--format", "text"]) == 0
     text = capsys.readouterr().out
-    assert "Phases:\n  1: Boris\n  2: Anna\n  3: Boris" in text
+    phases = "Phases:\n  1: Boris\n  2: Anna\n  3: Boris"
+    assert f"The table above: phase 3, the game's last\n{phases}" in text
     assert text.rstrip().endswith("Game won by Boris (2 pins)")
     # In progress: the board as it stands scores as the current phase.
     path.write_text(json.dumps([PHASE_1, PHASE_2]))

@@ -708,33 +708,41 @@ def read_game_file(doc: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """A Spring Meadow *game file*: a JSON list of board files, each recorded scoring phase
     in playing order, and last the board as it stands (what the web app's export saves for
     a game with recorded phases; a plain board file is one phase). Returns the phases and
-    the current board file, each checked (the phases as a ledger: :func:`score_game`).
-    Raises BoardError."""
-    if not isinstance(doc, list) or not doc:
-        raise BoardError(["game file: a list of Spring Meadow board files, the board last"])
-    *phases, current = doc
-    for n, board in enumerate(doc, start=1):
-        if not isinstance(board, dict) or board.get("game") != "spring-meadow":
-            raise BoardError([f"game file, entry {n}: not a Spring Meadow board file"])
-    parse(current)
-    if phases:
-        score_game(phases)
-    return phases, current
+    the board, checked as the game's next phase (the same players in the same seats, tiles
+    never moved, marmots never gone; after the game's last phase, no phase follows but
+    the board as it stands), the board with the winners' marmots in place (a ``c`` written
+    where one must be is an ``m``). Raises BoardError."""
+    phases, _ledger, board = _read_game(doc)
+    return phases, board
 
 
 def score_game_file(doc: Any) -> tuple[Result, Ledger | None]:
     """A game file's result (:func:`read_game_file`): the game's own once a player has 2
     pins (:meth:`Ledger.game_result`), else the board as it stands scored as the phase
-    that follows the recorded ones (earlier winners' marmots in place: a ``c`` written
-    where one must be scores nothing); and the ledger of its recorded phases (None
-    without any)."""
-    phases, current = read_game_file(doc)
-    if not phases:  # one board file in a list (a solo game has no phases to follow)
-        return score(parse(current)), None
-    ledger = score_game(phases)
+    that follows the recorded ones; and the ledger of its recorded phases (None without
+    any)."""
+    _phases, ledger, board = _read_game(doc)
+    if ledger is None:  # one board file in a list (a solo game has no phases to follow)
+        return score(parse(board)), None
     if ledger.finished:
         return cast(Result, ledger.game_result()), ledger
-    return score_game([*phases, current]).phases[-1].result, ledger
+    return score(parse(board)), ledger
+
+
+def _read_game(doc: Any) -> tuple[list[dict[str, Any]], Ledger | None, dict[str, Any]]:
+    """:func:`read_game_file`, with the ledger of the recorded phases."""
+    if not isinstance(doc, list) or not doc:
+        raise BoardError(["game file: a list of Spring Meadow board files, the board last"])
+    for n, board in enumerate(doc, start=1):
+        if not isinstance(board, dict) or board.get("game") != "spring-meadow":
+            raise BoardError([f"game file, entry {n}: not a Spring Meadow board file"])
+    *phases, current = doc
+    if not phases:
+        parse(current)
+        return [], None, current
+    ledger = score_game(phases)
+    followed = _play([parse(p) for p in [*phases, current]], board_last=True)
+    return phases, ledger, dump(followed.phases[-1].table)
 
 
 def score_game(phases: Sequence[Table | Mapping[str, Any]]) -> Ledger:
@@ -748,7 +756,12 @@ def score_game(phases: Sequence[Table | Mapping[str, Any]]) -> Ledger:
     """
     if not phases:
         raise BoardError(["a game needs at least one scoring phase"])
-    tables = [p if isinstance(p, Table) else parse(p) for p in phases]
+    return _play([p if isinstance(p, Table) else parse(p) for p in phases])
+
+
+def _play(tables: list[Table], board_last: bool = False) -> Ledger:
+    """:func:`score_game` of parsed phases; with ``board_last`` the last table is the board
+    as it stands after them, which may follow the game's end (and is scored as a phase)."""
     problems = _ledger_shape_problems(tables)
     if problems:
         raise BoardError(problems)
@@ -758,7 +771,8 @@ def score_game(phases: Sequence[Table | Mapping[str, Any]]) -> Ledger:
     warnings: list[str] = []
     previous: Table | None = None
     for number, table in enumerate(tables, start=1):
-        if any(count >= PINS_TO_WIN for count in pins.values()):
+        after_the_end = board_last and number == len(tables)
+        if any(count >= PINS_TO_WIN for count in pins.values()) and not after_the_end:
             raise BoardError(
                 [f"phase {number}: the game ended after phase {number - 1} (first to 2 pins)"]
             )

@@ -441,7 +441,8 @@ def ledger(meta: Mapping[str, Any]) -> sm.Ledger | None:
     """The game's ledger of recorded phases (None before the first, or when they do not
     follow each other). A page asks for it once per board and for the result: scored once."""
     phases = meta.get("phases") or []
-    return _ledger(json.dumps(phases, sort_keys=True)) if phases else None
+    # A copy: the cached one is shared by every request (its results hold plain dicts).
+    return copy.deepcopy(_ledger(json.dumps(phases, sort_keys=True))) if phases else None
 
 
 @lru_cache(maxsize=32)
