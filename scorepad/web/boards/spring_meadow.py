@@ -94,17 +94,25 @@ def options_context() -> dict[str, Any]:
     return {"layouts": layout_choices(), "orientations": sm.ORIENTATIONS}
 
 
-def new_table(form: Mapping[str, str], names: list[str]) -> tuple[dict[str, Any], dict[str, Any]]:
-    layout_doc = load_layout(form.get("layout", EXAMPLE))
+def _usable(layout_doc: Any) -> sm.Layout:
+    """A chosen layout, or the engine's first objection to it for the player."""
     try:
-        layout = sm.parse_layout(layout_doc)
+        return sm.parse_layout(layout_doc)
     except BoardError as err:
         raise EditRefused(
             gettext("That layout is not usable yet: %(why)s", why=sentence(err.problems[0]))
         ) from None
-    orientation = form.get("orientation", "vertical")
-    if orientation not in sm.ORIENTATIONS:
+
+
+def _orientation(value: str) -> sm.Orientation:
+    if value not in sm.ORIENTATIONS:
         raise EditRefused(gettext("Orientation: choose vertical or horizontal."))
+    return value
+
+
+def new_table(form: Mapping[str, str], names: list[str]) -> tuple[dict[str, Any], dict[str, Any]]:
+    layout = _usable(load_layout(form.get("layout", EXAMPLE)))
+    orientation = _orientation(form.get("orientation", "vertical"))
     rows = list(sm.empty_board(orientation, layout))
     players: list[dict[str, Any]] = [
         {"name": n, "orientation": orientation, "layout": layout.name, "rows": list(rows)}
@@ -281,19 +289,12 @@ def set_board_side(doc: dict[str, Any], player: int, form: Mapping[str, str]) ->
     joins its layouts (a shared option: the host's, like the picker); none is removed (an
     imported table's spare layout stays)."""
     board = doc["players"][player]
-    orientation = form.get("orientation") or board.get("orientation", "vertical")
-    if orientation not in sm.ORIENTATIONS:
-        raise EditRefused(gettext("Orientation: choose vertical or horizontal."))
+    orientation = _orientation(form.get("orientation") or board.get("orientation", "vertical"))
     choice = form.get("layout", "")
     layout_doc = load_layout(choice) if choice else _layout_doc(doc, board.get("layout"))
     if layout_doc is None:
         raise EditRefused(gettext("Choose one of the listed board layouts."))
-    try:
-        layout = sm.parse_layout(layout_doc)
-    except BoardError as err:
-        raise EditRefused(
-            gettext("That layout is not usable yet: %(why)s", why=sentence(err.problems[0]))
-        ) from None
+    layout = _usable(layout_doc)
     layouts = doc.setdefault("options", {}).setdefault("layouts", [])
     known = _layout_doc(doc, layout.name)
     if known is not None and sm.parse_layout(known) != layout:
