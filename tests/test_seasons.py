@@ -365,7 +365,7 @@ def test_ability_tokens_are_1_to_18(token: int) -> None:
 
 
 def test_the_table_has_one_to_four_unique_players() -> None:
-    assert problems() == ["players: 0 players; Seasons is for 2 to 4"]
+    assert problems() == ["players: a table needs at least one player"]
     too_many = doc({}, {}, {}, {})
     too_many["players"].append({"name": "Eva", "crystals": 0})
     with pytest.raises(BoardError, match="5 players"):

@@ -201,7 +201,9 @@ def parse(doc: Any) -> Table:
     """Validate a Seasons board file; every problem is listed in one :class:`BoardError`."""
     model = validate(_TableDoc, doc)
     problems = unique_names([p.name for p in model.players])
-    if not 1 <= len(model.players) <= MAX_PLAYERS:
+    if not model.players:  # one player is scored, with a warning (score)
+        problems.append("players: a table needs at least one player")
+    elif len(model.players) > MAX_PLAYERS:
         problems.append(f"players: {len(model.players)} players; Seasons is for 2 to 4")
     for p in model.players:
         problems += _player_problems(p)
