@@ -479,6 +479,7 @@ def test_spring_meadow_one_player_plays_the_solo_game(app: Flask, client: FlaskC
     assert 'class="counting-row"' not in html  # no incomplete row scores in solo
     results = client.get(f"/t/{solo}/results").get_data(as_text=True)
     assert re.search(r'id="winner">\s*Solo game: Anna, 36 points\s*<', results)
+    assert "<h3>Anna — 36 points</h3>" in results  # no rank alone
     recap = client.get(f"/t/{solo}/recap.txt").get_data(as_text=True)
     assert recap.startswith("Spring Meadow: Anna scores 36 points (solo)")
 
