@@ -145,6 +145,12 @@ def board_photo(table_id: str) -> Response:
         reader = photo_kit(board_kit)
         if reader is None:
             raise PhotoRefused(gettext("Photos cannot be read for this game."))
+        refuse = getattr(board_kit, "refuse_edit", None)  # e.g. a Spring Meadow game over
+        if refuse is not None:
+            try:
+                refuse(stored.meta)
+            except EditRefused as err:
+                raise PhotoRefused(str(err)) from None
         data = upload()
         result = recognise(data, stored.game, **reader.photo_hints(stored.doc, player))
     except PhotoRefused as err:

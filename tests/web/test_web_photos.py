@@ -729,3 +729,18 @@ def test_a_burrow_layout_read_with_tiles_on_the_side_says_it_is_unfinished(
     assert 'class="msg msg-warning"' in html and 'id="layout-problems"' in html
     # Read once, the layout is no longer blank: another photo asks first (no undo here).
     assert 'data-confirm="Replace this layout with the one in the photo?' in html
+
+
+def test_no_photo_is_read_once_a_spring_meadow_game_is_over(
+    app: Flask, client: FlaskClient
+) -> None:
+    form = {"game": "spring-meadow", "layout": "example", "orientation": "vertical"}
+    table_id = new_table(client, form, ["Ann", "Bob"])
+    client.post(f"/t/{table_id}/tap", data={"p": "0", "line": "1"}, headers=HX)
+    for _ in range(2):  # Ann wins both phases: 2 pins, the game is over
+        client.post(f"/t/{table_id}/field", data={"p": "0", "action": "record_phase"}, headers=HX)
+    before = stored_doc(app, table_id)
+    resp = send(client, f"/t/{table_id}/photo", b"any bytes", p="1")
+    assert resp.status_code == 422
+    assert "The game is over: Ann has 2 pins." in resp.get_data(as_text=True)
+    assert stored_doc(app, table_id) == before

@@ -188,8 +188,9 @@ def _squares(raw: str, rows: int, cols: int) -> list[tuple[int, int]]:
     return found
 
 
-def _refuse_after_the_game(meta: Mapping[str, Any]) -> None:
-    """Once a player has 2 pins the game is over: its boards are its last phase's."""
+def refuse_edit(meta: Mapping[str, Any]) -> None:
+    """Once a player has 2 pins the game is over: its boards are its last phase's (a tap,
+    a field or a photo is refused: the kits' optional ``refuse_edit``)."""
     game = ledger(meta)
     if game is not None and game.finished:
         raise EditRefused(
@@ -200,7 +201,7 @@ def _refuse_after_the_game(meta: Mapping[str, Any]) -> None:
 def tap(
     doc: dict[str, Any], meta: dict[str, Any], player: int, form: Mapping[str, str]
 ) -> dict[str, Any]:
-    _refuse_after_the_game(meta)
+    refuse_edit(meta)
     new, board = with_player_copy(doc, player)
     orientation = board.get("orientation", "vertical")
     if form.get("line"):
@@ -254,7 +255,7 @@ def set_field(
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The picnic tile (active player), recording the phase in the ledger, or a solo
     game's values written down."""
-    _refuse_after_the_game(meta)
+    refuse_edit(meta)
     new = copy.deepcopy(doc)
     action = form.get("action", "")
     if action == "solo_values":
