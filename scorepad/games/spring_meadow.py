@@ -712,8 +712,8 @@ def read_game_file(doc: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     never moved, marmots never gone; after the game's last phase, no phase follows but
     the board as it stands), the board with the winners' marmots in place (a ``c`` written
     where one must be is an ``m``). Raises BoardError."""
-    phases, _ledger, board = _read_game(doc)
-    return phases, board
+    phases, _ledger, followed = _read_game(doc)
+    return phases, doc[-1] if followed is None else dump(followed.phases[-1].table)
 
 
 def score_game_file(doc: Any) -> tuple[Result, Ledger | None]:
@@ -721,16 +721,17 @@ def score_game_file(doc: Any) -> tuple[Result, Ledger | None]:
     pins (:meth:`Ledger.game_result`), else the board as it stands scored as the phase
     that follows the recorded ones; and the ledger of its recorded phases (None without
     any)."""
-    _phases, ledger, board = _read_game(doc)
-    if ledger is None:  # one board file in a list (a solo game has no phases to follow)
-        return score(parse(board)), None
+    _phases, ledger, followed = _read_game(doc)
+    if ledger is None or followed is None:  # one board file in a list (a solo game too)
+        return score(parse(doc[-1])), None
     if ledger.finished:
         return cast(Result, ledger.game_result()), ledger
-    return score(parse(board)), ledger
+    return followed.phases[-1].result, ledger
 
 
-def _read_game(doc: Any) -> tuple[list[dict[str, Any]], Ledger | None, dict[str, Any]]:
-    """:func:`read_game_file`, with the ledger of the recorded phases."""
+def _read_game(doc: Any) -> tuple[list[dict[str, Any]], Ledger | None, Ledger | None]:
+    """:func:`read_game_file`'s checks: the phases, their ledger, and the ledger that
+    follows them with the board as it stands (its last phase; None without phases)."""
     if not isinstance(doc, list) or not doc:
         raise BoardError(["game file: a list of Spring Meadow board files, the board last"])
     for n, board in enumerate(doc, start=1):
@@ -739,10 +740,9 @@ def _read_game(doc: Any) -> tuple[list[dict[str, Any]], Ledger | None, dict[str,
     *phases, current = doc
     if not phases:
         parse(current)
-        return [], None, current
+        return [], None, None
     ledger = score_game(phases)
-    followed = _play([parse(p) for p in [*phases, current]], board_last=True)
-    return phases, ledger, dump(followed.phases[-1].table)
+    return phases, ledger, _play([parse(p) for p in [*phases, current]], board_last=True)
 
 
 def score_game(phases: Sequence[Table | Mapping[str, Any]]) -> Ledger:

@@ -26,7 +26,15 @@ from scorepad.boardfile import BoardError
 from scorepad.games import Game
 from scorepad.scoring import Result
 from scorepad.web import access, db, doubts
-from scorepad.web.boards import BoardKit, EditRefused, game, kit, player_index, reads_photos
+from scorepad.web.boards import (
+    BoardKit,
+    EditRefused,
+    game,
+    kit,
+    player_index,
+    reads_photos,
+    refuse_edit,
+)
 from scorepad.web.htmx import page_or_fragment
 from scorepad.web.vocab import N_, sentence
 
@@ -255,8 +263,10 @@ def _names(stored: db.StoredTable) -> list[str]:
     return [p.get("name", "") for p in stored.doc.get("players", [])]
 
 
-def edit(table_id: str, change: Change) -> Response:
-    """Apply ``change`` to the player's board (``p``, seen as ``v``) and answer the editor."""
+def edit(table_id: str, change: Change, board: bool = True) -> Response:
+    """Apply ``change`` to the player's board (``p``, seen as ``v``) and answer the editor.
+    A change to the boards (``board``; marking a photo's doubt checked is none) is refused
+    when the table takes no more (:func:`refuse_edit`)."""
     seen = request.form.get("v")
     player = 0
     parsed: Any = None
@@ -271,6 +281,8 @@ def edit(table_id: str, change: Change) -> Response:
             refuse_other_board(now, stored, player)
         if seen and seen != sheet_tag(stored.doc, player):
             raise db.Conflict("the sheet changed on another device")
+        if board:
+            refuse_edit(board_kit, stored.meta)
         doc, meta = change(board_kit, stored, player)
         access.check_change(now, stored, doc, meta, _names(stored))
         try:

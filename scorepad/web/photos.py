@@ -29,7 +29,7 @@ from PIL import Image, ImageOps
 
 from scorepad.boardfile import BoardError
 from scorepad.web import access, db
-from scorepad.web.boards import EditRefused, photo_kit, player_index
+from scorepad.web.boards import EditRefused, photo_kit, player_index, refuse_edit
 from scorepad.web.doubts import checked, tapped_cells, with_photo
 from scorepad.web.editor import edit, game_and_kit, refuse_other_board, render_editor, sheet_tag
 from scorepad.web.layouts import kit_for, render_layout
@@ -145,12 +145,10 @@ def board_photo(table_id: str) -> Response:
         reader = photo_kit(board_kit)
         if reader is None:
             raise PhotoRefused(gettext("Photos cannot be read for this game."))
-        refuse = getattr(board_kit, "refuse_edit", None)  # e.g. a Spring Meadow game over
-        if refuse is not None:
-            try:
-                refuse(stored.meta)
-            except EditRefused as err:
-                raise PhotoRefused(str(err)) from None
+        try:
+            refuse_edit(board_kit, stored.meta)  # before the photo is read
+        except EditRefused as err:
+            raise PhotoRefused(str(err)) from None
         data = upload()
         result = recognise(data, stored.game, **reader.photo_hints(stored.doc, player))
     except PhotoRefused as err:
@@ -300,7 +298,9 @@ def layout_warning(result: Mapping[str, Any]) -> str:
 def mark_checked(table_id: str) -> Response:
     """The player looked at one outlined cell (``a``, ``b``), or at all of them."""
     one = tapped_cells({"q": request.form.get("a", ""), "r": request.form.get("b", "")})
-    return edit(table_id, lambda _kit, s, player: (s.doc, checked(s.meta, player, one or None)))
+    return edit(
+        table_id, lambda _kit, s, player: (s.doc, checked(s.meta, player, one or None)), board=False
+    )
 
 
 @bp.get("/t/<table_id>/photos/<photo_id>")

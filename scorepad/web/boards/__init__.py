@@ -74,6 +74,15 @@ class BoardKit(Protocol):
     ) -> dict[str, Any]: ...
 
 
+def refuse_edit(board_kit: BoardKit, meta: Mapping[str, Any]) -> None:
+    """Raise :class:`EditRefused` when the table takes no more edits of its boards (a
+    kit's optional ``refuse_edit(meta)``: a Spring Meadow game that is over). Taps, fields
+    and photos all ask here, before any change is made."""
+    refuse = getattr(board_kit, "refuse_edit", None)
+    if refuse is not None:
+        refuse(meta)
+
+
 class PhotoKit(Protocol):
     """A kit whose boards can be read from a photo (:mod:`scorepad.web.photos`)."""
 

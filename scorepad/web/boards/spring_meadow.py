@@ -190,7 +190,7 @@ def _squares(raw: str, rows: int, cols: int) -> list[tuple[int, int]]:
 
 def refuse_edit(meta: Mapping[str, Any]) -> None:
     """Once a player has 2 pins the game is over: its boards are its last phase's (a tap,
-    a field or a photo is refused: the kits' optional ``refuse_edit``)."""
+    a field or a photo is refused: ``boards.refuse_edit`` asks here)."""
     game = ledger(meta)
     if game is not None and game.finished:
         raise EditRefused(
@@ -201,7 +201,6 @@ def refuse_edit(meta: Mapping[str, Any]) -> None:
 def tap(
     doc: dict[str, Any], meta: dict[str, Any], player: int, form: Mapping[str, str]
 ) -> dict[str, Any]:
-    refuse_edit(meta)
     new, board = with_player_copy(doc, player)
     orientation = board.get("orientation", "vertical")
     if form.get("line"):
@@ -255,7 +254,6 @@ def set_field(
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The picnic tile (active player), recording the phase in the ledger, or a solo
     game's values written down."""
-    refuse_edit(meta)
     new = copy.deepcopy(doc)
     action = form.get("action", "")
     if action == "solo_values":
@@ -531,18 +529,20 @@ def board(
         "names": [p["name"] for p in doc["players"]],
         "ledger": game,
         "phases": len(meta.get("phases", [])),
-        "solo": solo_context(doc, details) if is_solo(doc) else None,
+        "solo": solo_context(doc, details, result.players[player].total if result else 0)
+        if is_solo(doc)
+        else None,
         # Only the editor's fields show them (a query of the stored layouts): asked then.
         "sides": lambda: side_choices(doc, player),
     }
 
 
-def solo_context(doc: Mapping[str, Any], details: Mapping[str, Any]) -> dict[str, Any]:
+def solo_context(doc: Mapping[str, Any], details: Mapping[str, Any], total: int) -> dict[str, Any]:
     """A solo game's fields and legend: one field per row completed from the bottom (and
-    per value typed beyond them), the sum, and how far the score is from the marks."""
+    per value typed beyond them), the sum, and how far the engine's ``total`` is from the
+    marks."""
     values = list(doc["players"][0].get("solo_values") or [])
     rows = len(details.get("full_rows", []))
-    total = sum(values) + len(details.get("cleared_burrows", []))  # the engine's solo total
     return {
         "columns": doc["players"][0].get("orientation") == "horizontal",  # lines are columns
         "written": values,
