@@ -579,7 +579,7 @@ def check_animals(view: _View, board: PlayerBoard) -> tuple[int, list[dict[str, 
     pattern: an assignment problem across cards (see :func:`assign_cubes`). A claim the board
     cannot support is a warning, and still scores: the players' tally is what is scored.
     """
-    had = {h: codes_on_the_way(s) for h, s in view.stacks.items()}
+    had = {h: codes_on_the_way(s) for h, s in view.stacks.items()} if board.animals else {}
     matching = {
         a.card: matching_hexes(view.code, card, view.by_code.get(card.cube_code, []), had)
         for a in board.animals

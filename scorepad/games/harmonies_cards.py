@@ -24,6 +24,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from importlib import resources
 from typing import cast
 
@@ -207,6 +208,7 @@ def matching_hexes(
 _NOTHING: frozenset[str] = frozenset()
 
 
+@cache  # a few legal stacks, asked for every hex of every board with animal cards
 def codes_on_the_way(stack: tuple[str, ...]) -> frozenset[str]:
     """The pattern codes a stack had as it was built, bottom token first: every code of a
     prefix of it (a grey-grey-grey mountain was M1 and M2 before M3; a grey-red building
