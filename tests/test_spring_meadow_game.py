@@ -370,6 +370,41 @@ def test_the_campaign_aims_at_600_over_four_boards() -> None:
         sm.campaign([150] * 5)
 
 
+def test_solo_games_make_campaigns_of_four() -> None:
+    # Every solo game counts, four to a campaign, in playing order; the last is under way.
+    example = sm.example_layout().name
+    games = [(150, "Side 1"), (140, "Side 2"), (160, "Side 3"), (150, "Side 4"), (145, None)]
+    first, second = sm.campaigns(games)
+    assert first == {
+        "games": [150, 140, 160, 150],
+        "total": 600,
+        "target": 600,
+        "reached": True,
+        "boards": ["Side 1", "Side 2", "Side 3", "Side 4"],
+        "to_go": 0,
+        "repeated": [],
+    }
+    assert (second["games"], second["reached"], second["to_go"]) == ([145], False, 455)
+    assert sm.campaigns([]) == []
+    # "4 различными планшетами": a board side played twice is named; unknown boards and the
+    # invented example layout stand for no printed side and are never a repeat.
+    again = [(140, "Side 1"), (150, example), (150, "Side 1"), (170, example)]
+    (only,) = sm.campaigns(again)
+    assert only["repeated"] == ["Side 1"] and only["reached"] is True
+    (unknown,) = sm.campaigns([(100, None), (100, None), (100, None), (100, None)])
+    assert unknown["repeated"] == [] and unknown["to_go"] == 200
+
+
+def test_a_solo_game_names_its_board_side() -> None:
+    doc = solo([10], rows_for(1, 0))
+    assert sm.score(sm.parse(doc)).players[0].details["solo"]["board"] is None
+    side = {**sm.dump_layout(sm.example_layout()), "name": "Side 5"}
+    board = sm.fill_row(sm.empty_board("vertical", sm.parse_layout(side)), "vertical", 1)
+    doc = solo([10], list(board), layout="Side 5")
+    doc["options"] = {"layouts": [side]}
+    assert sm.score(sm.parse(doc)).players[0].details["solo"]["board"] == "Side 5"
+
+
 def test_solo_round_trips() -> None:
     doc = solo([10, 9], rows_for(2, 0))
     table = sm.parse(doc)

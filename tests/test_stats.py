@@ -58,5 +58,6 @@ def test_a_solo_game_is_a_play_but_not_a_win():
     assert stats.win_rate == float(won)  # over the one play against others
     # The solo score is kept apart from the scores of plays against others.
     assert stats.solo_best == solo.players[0].total
+    assert stats.solo_games == [(solo.players[0].total, None)]  # no board side in Harmonies
     assert stats.totals == [both.player(name).total] and stats.best == both.player(name).total
     assert statistics([solo])[player_key(name)].games["harmonies"].win_rate == 0.0

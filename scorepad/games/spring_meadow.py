@@ -27,8 +27,8 @@ Helpers for a board editor:
 Scoring: ``GAME`` (the registry entry: ``parse``, ``dump``, ``score`` one phase),
 ``score_board(board)`` for one board's categories and evidence, ``seats_from_active(names,
 active)`` for the tie rule's values, ``score_game(phases)`` for
-the ledger of a whole game (``Ledger``), ``solo_mark(total)`` and ``campaign(totals)`` for
-the solo game.
+the ledger of a whole game (``Ledger``), ``solo_mark(total)``, ``campaign(totals)`` and
+``campaigns(games)`` for the solo game.
 
 ``details`` of each player in a result:
 ``counting`` ("rows from the bottom" or "columns from the left"), ``full_rows`` (the
@@ -37,7 +37,8 @@ when all 15 are full), ``counting_row_covered`` (its covered squares),
 ``full_rows_not_counted`` (full lines above the first incomplete one: they never score),
 ``cleared_burrows``, ``marmots``, ``open_burrows`` (lists of ``[row, col]``), ``picnic``
 (bool), ``seats_from_active`` (the tie-break value, ``None`` without an active player), and
-for a solo game ``solo`` (``values``, ``rows_completed``, ``mark``).
+for a solo game ``solo`` (``values``, ``rows_completed``, ``mark``, ``board``: the board
+side's layout name or ``None``).
 """
 
 from __future__ import annotations
@@ -525,6 +526,7 @@ def _solo_score(board: Board) -> PlayerScore:
         "values": list(values),
         "rows_completed": len(details["full_rows"]),
         "mark": solo_mark(total),
+        "board": board.layout,
         "good": SOLO_GOOD,
         "outstanding": SOLO_OUTSTANDING,
     }
@@ -571,6 +573,31 @@ def campaign(totals: Sequence[int]) -> dict[str, Any]:
         "target": CAMPAIGN_TARGET,
         "reached": len(totals) == 4 and total >= CAMPAIGN_TARGET,
     }
+
+
+def campaigns(games: Sequence[tuple[int, str | None]]) -> list[dict[str, Any]]:
+    """One player's solo games, in playing order, as campaigns of 4 (the last may be under way).
+
+    Rulebook, "Кампания": play 4 games on 4 different mountain boards, aiming at 600 points
+    in all. Scorepad does not ask whether a solo game belongs to a campaign: it counts every
+    solo game, four to a campaign. Each game is ``(total, board)``, ``board`` the name of its
+    board side's layout (``None`` when unknown). Each campaign is :func:`campaign`'s dict
+    plus ``boards``, ``to_go`` (points still needed for 600, 0 once there) and ``repeated``
+    (boards played twice in it; the invented example layout stands for no printed side, so
+    it never counts as a repeat).
+    """
+    example = example_layout().name
+    out = []
+    for start in range(0, len(games), 4):
+        chunk = games[start : start + 4]
+        totals = [total for total, _board in chunk]
+        named = [b for _total, b in chunk if b is not None and b != example]
+        entry = campaign(totals)
+        entry["boards"] = [board for _total, board in chunk]
+        entry["to_go"] = max(0, CAMPAIGN_TARGET - entry["total"])
+        entry["repeated"] = sorted({b for b in named if named.count(b) > 1})
+        out.append(entry)
+    return out
 
 
 def score(table: Table) -> Result:

@@ -13,6 +13,7 @@ from typing import Any
 from flask import Blueprint, Response
 
 from scorepad import games
+from scorepad.games import spring_meadow
 from scorepad.scoring import Result
 from scorepad.stats import player_key, statistics
 from scorepad.web import access, db
@@ -54,6 +55,13 @@ def finished_results(device: str | None) -> list[Result]:
     return results
 
 
+def _campaigns(game: str, solo_games: list[tuple[int, str | None]]) -> list[dict[str, Any]]:
+    """Spring Meadow's solo campaigns (4 games, 600 points), newest first."""
+    if game != spring_meadow.GAME.name or not solo_games:
+        return []
+    return list(reversed(spring_meadow.campaigns(solo_games)))
+
+
 @bp.get("/players")
 def index() -> Response:
     results = finished_results(access.device())
@@ -71,6 +79,7 @@ def index() -> Response:
                     "categories": [
                         (label, averages.get(k, 0.0)) for k, label in categories.items()
                     ],
+                    "campaigns": _campaigns(name, g.solo_games),
                 }
             )
         players.append(

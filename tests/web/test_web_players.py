@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import re
 from statistics import mean
+from typing import Any
 
 from flask import Flask
 from flask.testing import FlaskClient
 from webhelpers import SV_FORM, engine_result, new_table, stored_doc, tap
 
 from scorepad import games
+from scorepad.games import spring_meadow as sm
 
 
 def player_block(html: str, name: str) -> str:
@@ -84,3 +87,45 @@ def test_a_solo_table_is_a_play_but_no_win(client: FlaskClient) -> None:
     assert (stat(block, "plays"), stat(block, "solo"), stat(block, "wins")) == ("1", "1", "0")
     # Alone at an empty practice sheet: the +5 for the most residents.
     assert stat(block, "solo-best") == "5" and 'data-stat="best"' not in block
+
+
+def solo_meadow(client: FlaskClient, side: str, values: list[int]) -> str:
+    """A finished solo Spring Meadow table on board side ``side`` (the example's burrows)."""
+    layout = {**sm.dump_layout(sm.example_layout()), "name": side}
+    board: Any = sm.empty_board("vertical", sm.parse_layout(layout))
+    for line in range(1, len(values) + 1):
+        board = sm.fill_row(board, "vertical", line)
+    player = {"name": "Anna", "rows": list(board), "layout": side, "solo_values": values}
+    doc = {"game": "spring-meadow", "options": {"layouts": [layout]}, "players": [player]}
+    resp = client.post("/import", data={"text": json.dumps(doc)}, headers={"HX-Request": "true"})
+    table_id = resp.headers["HX-Redirect"].rsplit("/", 1)[-1]
+    assert client.post(f"/t/{table_id}/finish").status_code in (200, 303)
+    return table_id
+
+
+def test_spring_meadow_solo_games_make_a_campaign(client: FlaskClient) -> None:
+    # Rulebook, "Кампания": 4 games on 4 different boards, 600 points in all.
+    for side, values in (("Side 1", [15] * 10), ("Side 2", [14] * 10), ("Side 3", [16] * 10)):
+        solo_meadow(client, side, values)
+    block = player_block(client.get("/players").get_data(as_text=True), "Anna")
+    campaign = re.search(r'<li data-campaign="1" data-total="450">(.*?)</li>', block, re.S)
+    assert campaign, block
+    assert "150 + 140 + 160 = <strong>450</strong>" in campaign.group(1)
+    assert "1 game to play, 150 points to go" in campaign.group(1)
+    solo_meadow(client, "Side 2", [14] * 10)  # the fourth game, on a board already played
+    for side in ("Side 5", "Side 6", "Side 7", "Side 8"):  # the next campaign
+        solo_meadow(client, side, [15] * 10)
+    block = player_block(client.get("/players").get_data(as_text=True), "Anna")
+    assert block.index('data-campaign="2"') < block.index('data-campaign="1"')  # newest first
+    first = re.search(r'<li data-campaign="1" data-total="590">(.*?)</li>', block, re.S)
+    assert first and "10 short of 600" in first.group(1)
+    assert "Board “Side 2” played twice: a campaign plays four different boards." in first.group(1)
+    second = re.search(r'data-campaign="2" data-total="600" data-reached>(.*?)</li>', block, re.S)
+    assert second and "600 reached" in second.group(1) and "played twice" not in second.group(1)
+    assert stat(block, "solo") == "8" and stat(block, "solo-best") == "160"
+
+
+def test_no_campaign_outside_spring_meadow_solo(client: FlaskClient) -> None:
+    solo = new_table(client, SV_FORM, ["Anna"])
+    client.post(f"/t/{solo}/finish")
+    assert "Solo campaign" not in client.get("/players").get_data(as_text=True)
