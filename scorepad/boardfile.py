@@ -8,6 +8,7 @@ parser. Every problem is reported as one sentence naming the player, the cell an
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -43,6 +44,8 @@ def _reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def loads(text: str | bytes) -> Any:
     """Parse JSON text; malformed JSON and duplicate keys raise :class:`BoardError`."""
+    if isinstance(text, str):
+        text = text.removeprefix("\ufeff")  # a pasted file keeps its byte order mark
     if len(text) > MAX_BOARD_BYTES:
         raise BoardError([f"board file is too large (over {MAX_BOARD_BYTES // 1000} kB)"])
     if isinstance(text, bytes):
@@ -184,6 +187,13 @@ def game_of(doc: Any) -> str:
     if not isinstance(game, str):
         raise BoardError(["board file: missing 'game' (one of the supported game names)"])
     return game
+
+
+def readable_name(name: str) -> bool:
+    """A name a player can read back: some visible character and no control character (a
+    NUL, a tab, a line break: PostgreSQL text cannot even hold a NUL)."""
+    visible = any(ch.isprintable() and not ch.isspace() for ch in name)
+    return visible and not any(unicodedata.category(ch) == "Cc" for ch in name)
 
 
 def unique_names(names: Sequence[str]) -> list[str]:

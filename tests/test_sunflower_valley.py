@@ -414,6 +414,18 @@ def test_unknown_key_names_player_and_cell():
     assert problems(doc) == ["player 'Anna', cell (1, 0): unknown key 'colour'"]
 
 
+def test_a_sheet_lists_at_most_200_hexes():
+    # A printed sheet has 30 hexes (rules digest: 5 areas of 5, 5 mountains).
+    doc = base()
+    sheet = doc["players"][0]
+    sheet["cells"] = [{"q": q, "r": r, "area": "a"} for q in range(20) for r in range(10)]
+    assert len(sv.parse(doc).players[0].cells) == 200
+    sheet["cells"].append({"q": 20, "r": 0, "area": "a"})
+    assert problems(doc) == [
+        "player 'Anna': 201 hexes listed; a printed sheet has 30, and at most 200 are read"
+    ]
+
+
 def test_duplicate_cell():
     doc = base()
     doc["players"][0]["cells"].append(dict(doc["players"][0]["cells"][0]))

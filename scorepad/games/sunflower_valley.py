@@ -55,6 +55,9 @@ from scorepad.scoring import PlayerScore, Result, TieBreak, rank
 NAME = "sunflower-valley"
 TITLE = "Sunflower Valley"
 MAX_PLAYERS = 5
+#: A printed sheet has 30 hexes (5 areas of 5, 5 mountains); a file listing many more is
+#: no sheet, and scoring thousands of hexes on every tap would stall the app.
+MAX_SHEET_HEXES = 200
 
 Item = Literal["house", "sheep", "sunflower", "super-sunflower", "rail"]
 SUNFLOWERS = frozenset({"sunflower", "super-sunflower"})
@@ -180,6 +183,11 @@ def _check_sheet(sheet: Sheet) -> list[str]:
     where = f"player {sheet.name!r}"
     if not sheet.cells:
         return [f"{where}: the sheet has no cells; list every hex of the sheet"]
+    if len(sheet.cells) > MAX_SHEET_HEXES:
+        return [
+            f"{where}: {len(sheet.cells)} hexes listed; a printed sheet has 30, and at most "
+            f"{MAX_SHEET_HEXES} are read"
+        ]
     problems = []
     # The hex index scoring reuses; fewer entries than cells means a hex is listed twice.
     duplicates = len(sheet.by_hex) != len(sheet.cells)

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, Response, g, request
+from flask import Flask, Response, abort, g, request
 from flask_babel import gettext as _  # type: ignore[import-untyped]
 from flask_wtf.csrf import CSRFError, CSRFProtect  # type: ignore[import-untyped]
 from werkzeug.middleware.proxy_fix import ProxyFix
@@ -91,6 +91,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     @app.before_request
     def _clock() -> None:
         g.started = time.perf_counter()
+        if "\x00" in request.path:  # no page has a NUL in its address (nor can PostgreSQL
+            abort(404)  # compare one), so it is not found rather than a server error
 
     @app.after_request
     def _headers(resp: Response) -> Response:

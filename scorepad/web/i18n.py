@@ -60,8 +60,10 @@ def _local_path(target: str | None) -> str:
     """``target`` when it is a path on this site, else ``/`` (no open redirect)."""
     if not target or not target.startswith("/") or target.startswith("//"):
         return "/"
+    if "\\" in target or not target.isprintable():  # control characters never form a page
+        return "/"
     parts = urlsplit(target)
-    if parts.scheme or parts.netloc or "\\" in target:
+    if parts.scheme or parts.netloc:
         return "/"
     return target
 
@@ -70,7 +72,10 @@ def _back() -> str:
     """Where the switcher came from: ``next`` (set by the page's script), else the referrer."""
     if request.args.get("next"):
         return _local_path(request.args["next"])
-    referrer = urlsplit(request.referrer or "")
+    try:
+        referrer = urlsplit(request.referrer or "")
+    except ValueError:  # a malformed Referer header (e.g. "http://[::1")
+        return "/"
     if referrer.netloc != request.host:
         return "/"
     return _local_path(referrer.path + (f"?{referrer.query}" if referrer.query else ""))

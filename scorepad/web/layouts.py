@@ -15,6 +15,7 @@ from flask import Blueprint, Response, request
 from flask_babel import gettext  # type: ignore[import-untyped]
 
 from scorepad import games
+from scorepad.boardfile import readable_name
 from scorepad.web import db
 from scorepad.web.boards import EditRefused, kits, reads_photos
 from scorepad.web.htmx import page_or_fragment, redirect_to
@@ -56,7 +57,7 @@ def create() -> Response:
     message = None
     if board_kit is None:
         message = gettext("Choose one of the listed games.")
-    elif not name or len(name) > 80:
+    elif not name or len(name) > 80 or not readable_name(name):
         message = gettext(
             "Give the layout a name (up to 80 characters), e.g. the letter of the sheet."
         )
@@ -128,7 +129,7 @@ def tap(layout_id: str) -> Response:
 def rename(layout_id: str) -> Response:
     stored = db.get_layout(layout_id)
     name = request.form.get("name", "").strip()
-    if not name or len(name) > 80:
+    if not name or len(name) > 80 or not readable_name(name):
         message = gettext("A layout needs a name of 1 to 80 characters.")
         return render_layout(stored, message, 422)
 

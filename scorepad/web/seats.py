@@ -164,8 +164,10 @@ def manage(table_id: str) -> Response:
 @bp.post("/t/<table_id>/seats/<int:seat>/free")
 def free(table_id: str, seat: int) -> Response:
     """The host takes a seat back: that phone can no longer edit the board."""
-    access.require_host(db.get_table(table_id))
-    db.free_seat(table_id, seat)
+    stored = db.get_table(table_id)
+    access.require_host(stored)
+    if seat < len(stored.doc.get("players", [])):  # no other seat is ever held
+        db.free_seat(table_id, seat)
     return redirect_to("seats.manage", table_id=table_id)
 
 

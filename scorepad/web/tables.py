@@ -10,8 +10,9 @@ from flask import Blueprint, Response, abort, make_response, request
 from flask_babel import gettext  # type: ignore[import-untyped]
 
 from scorepad import games
-from scorepad.boardfile import BoardError, loads
+from scorepad.boardfile import BoardError, loads, readable_name
 from scorepad.games import spring_meadow
+from scorepad.stats import player_key
 from scorepad.web import access, db, doubts
 from scorepad.web.boards import EditRefused, kit, kits, player_index
 from scorepad.web.editor import boards_context, game_and_kit, table_result
@@ -68,7 +69,7 @@ def remembered() -> dict[str, Any]:
     anything else in it (an old or edited cookie) is ignored."""
     try:
         data = json.loads(request.cookies.get(LAST_NEW, "{}"))
-    except ValueError:
+    except (ValueError, RecursionError):  # an edited cookie: deeply nested "[[[[..."
         return {}
     if not isinstance(data, dict) or not isinstance(data.get("options", {}), dict):
         return {}
@@ -132,22 +133,34 @@ def _player_names(form: Any, most: int) -> list[str]:
         raise EditRefused(gettext("Add at least one player's name, in seat order."))
     if any(len(n) > MAX_NAME for n in names):
         raise EditRefused(gettext("Player names are at most %(n)s characters.", n=MAX_NAME))
+    problem = name_problem(names)
+    if problem:
+        raise EditRefused(problem)
+    return names
+
+
+def name_problem(names: list[str]) -> str | None:
+    """Why these player names cannot sit at one table: a name nobody can read (no visible
+    character, or a control character), or two names the statistics would take for one
+    player ("Anna" and "anna ", :func:`scorepad.stats.player_key`)."""
     seen: dict[str, str] = {}
     for name in names:
-        if name.casefold() in seen:  # "Anna" and "anna" would be one player in the results
-            raise EditRefused(
+        if not readable_name(name):
+            return str(gettext("A player's name needs a visible character, and no control one."))
+        if player_key(name) in seen:
+            return str(
                 gettext(
                     "Two players are called “%(name)s”: names must differ (add an initial).",
-                    name=seen[name.casefold()],
+                    name=seen[player_key(name)],
                 )
             )
-        seen[name.casefold()] = name
-    return names
+        seen[player_key(name)] = name
+    return None
 
 
 def _clashing_seats(form: Any, most: int) -> set[int]:
     """The seats whose names another seat repeats (letter case aside), marked on the form."""
-    keys = [form.get(f"name_{i}", "").strip().casefold() for i in range(most)]
+    keys = [player_key(form.get(f"name_{i}", "")) for i in range(most)]
     return {i for i, k in enumerate(keys) if k and keys.count(k) > 1}
 
 
@@ -189,6 +202,16 @@ def import_file() -> Response:
             more=max(0, len(err.problems) - 20),
         )
     names = [p["name"] for p in doc["players"]]
+    problem = name_problem(names)
+    if problem:
+        return page_or_fragment(
+            "tables/import.html",
+            "tables/_import_form.html",
+            422,
+            message=gettext("This board file cannot be imported; nothing was stored."),
+            problems=[problem],
+            more=0,
+        )
     title = f"{game.title}: {', '.join(names)}"
     table_id = db.create_table(game.name, title, doc, meta, host=access.ensure_device())
     return redirect_to("editor.show", table_id=table_id)

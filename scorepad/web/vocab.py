@@ -351,6 +351,7 @@ SENTENCES = (
         "sheets have %(k)s areas of %(size)s hexes and %(k2)s mountains"
     ),
     N_("the sheet has no cells; list every hex of the sheet"),
+    N_("%(n)s hexes listed; a printed sheet has 30, and at most %(m)s are read"),
     N_("a layout has nothing drawn on it"),
     # Spring Meadow
     N_(

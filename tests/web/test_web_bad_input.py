@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from conftest import table_count
 from flask import Flask
 from flask.testing import FlaskClient
 from hypothesis import HealthCheck, given, settings
@@ -53,3 +56,74 @@ def test_random_taps_and_fields_never_crash(
         engine.parse(stored_doc(app, table_id))  # whatever happened, the stored table is valid
 
     poke()
+
+
+def imported(client: FlaskClient, doc: object, text: str | None = None) -> tuple[int, str]:
+    resp = client.post("/import", data={"text": text or json.dumps(doc)})
+    return resp.status_code, resp.get_data(as_text=True)
+
+
+def seasons(*names: str) -> dict[str, object]:
+    return {"game": "seasons", "players": [{"name": n, "crystals": 10} for n in names]}
+
+
+def test_a_nul_in_an_address_is_not_found(client: FlaskClient) -> None:
+    # PostgreSQL cannot compare text holding a NUL: an address with one is simply not found.
+    for url in ("/t/abc%00def", "/t/abc%00def/results", "/layouts/abc%00def"):
+        assert client.get(url).status_code == 404
+        assert client.get(url, headers=HX).status_code == 404
+    assert client.post("/t/abc%00def/tap", data={"p": "0"}).status_code == 404
+
+
+@pytest.mark.parametrize("name", ["A\x00B", "\x01", "\u200b", "An\tna", "Anna\nBoris"])
+def test_unreadable_player_names_are_refused(app: Flask, client: FlaskClient, name: str) -> None:
+    refused = "A player&#39;s name needs a visible character, and no control one."
+    resp = client.post("/new", data={"game": "seasons", "name_0": name, "name_1": "Boris"})
+    assert resp.status_code == 422 and refused in resp.get_data(as_text=True)
+    status, html = imported(client, seasons(name, "Boris"))
+    assert status == 422 and refused in html and "nothing was stored" in html
+    assert table_count(app) == 0
+
+
+def test_an_import_refuses_names_the_statistics_would_merge(client: FlaskClient) -> None:
+    # /new refuses "Anna" and "anna" at one table (one player in the statistics); so does
+    # an import, spaces aside too.
+    for pair in (("Anna", "anna"), ("Anna", " Anna "), ("Anna Maria", "anna  maria")):
+        status, html = imported(client, seasons(*pair))
+        assert status == 422, pair
+        assert f"Two players are called “{pair[0]}”: names must differ" in html
+    assert imported(client, seasons("Anna", "Anya"))[0] == 303
+
+
+def test_a_pasted_board_file_may_start_with_a_byte_order_mark(client: FlaskClient) -> None:
+    status, _html = imported(client, None, "\ufeff" + json.dumps(seasons("Anna", "Boris")))
+    assert status == 303
+
+
+def test_a_sheet_of_thousands_of_hexes_is_refused(client: FlaskClient) -> None:
+    cells = [{"q": q, "r": r, "area": "a"} for q in range(20) for r in range(11)]  # 220
+    doc = {"game": "sunflower-valley", "players": [{"name": "Anna", "cells": cells}]}
+    status, html = imported(client, doc)
+    assert status == 422
+    assert "220 hexes listed; a printed sheet has 30, and at most 200 are read" in html
+
+
+def test_the_language_switch_goes_home_from_a_bad_address(client: FlaskClient) -> None:
+    resp = client.get("/lang/ru?next=/%0D%0AX:y")
+    assert resp.status_code == 303 and resp.headers["Location"] == "/"
+    resp = client.get("/lang/ru", headers={"Referer": "http://[::1"})
+    assert resp.status_code == 303 and resp.headers["Location"] == "/"
+    resp = client.get("/lang/ru?next=/players")
+    assert resp.status_code == 303 and resp.headers["Location"] == "/players"
+
+
+def test_freeing_a_seat_that_does_not_exist_changes_nothing(client: FlaskClient) -> None:
+    table_id = new_table(client, SV_FORM, ["Anna", "Boris"])
+    for seat in ("5", str(2**31), str(2**70)):
+        resp = client.post(f"/t/{table_id}/seats/{seat}/free")
+        assert resp.status_code == 303 and resp.headers["Location"].endswith("/seats")
+
+
+def test_an_edited_new_table_cookie_is_ignored(client: FlaskClient) -> None:
+    client.set_cookie("newtable", "[" * 4000)
+    assert client.get("/new").status_code == 200

@@ -45,6 +45,9 @@ def test_new_layout_needs_a_name_and_a_game(client: FlaskClient) -> None:
     assert resp.status_code == 422 and "Give the layout a name" in resp.get_data(as_text=True)
     resp = client.post("/layouts", data={"game": "chess", "name": "x"}, headers=HX)
     assert resp.status_code == 422
+    for name in ("L\x00x", "\u200b", "A\nB"):  # nothing to read back (PostgreSQL: no NUL)
+        resp = client.post("/layouts", data={"game": "spring-meadow", "name": name}, headers=HX)
+        assert resp.status_code == 422 and "Give the layout a name" in resp.get_data(as_text=True)
 
 
 def test_paint_a_sheet_layout_and_use_it(app: Flask, client: FlaskClient) -> None:
@@ -100,6 +103,8 @@ def test_rename_and_delete_layout(app: Flask, client: FlaskClient) -> None:
     html = client.post(f"/layouts/{layout_id}/rename", data={"name": "Sheet D"}, headers=HX)
     assert 'value="Sheet D"' in html.get_data(as_text=True)
     assert layout_data(app, layout_id)["name"] == "Sheet D"
-    assert client.post(f"/layouts/{layout_id}/rename", data={"name": ""}).status_code == 422
+    for name in ("", "N\x00x", " \t "):
+        assert client.post(f"/layouts/{layout_id}/rename", data={"name": name}).status_code == 422
+    assert layout_data(app, layout_id)["name"] == "Sheet D"
     assert client.post(f"/layouts/{layout_id}/delete").status_code == 303
     assert client.get(f"/layouts/{layout_id}").status_code == 404
