@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from conftest import table_count
@@ -13,7 +14,9 @@ from hypothesis import strategies as st
 from webhelpers import HX, SV_FORM, new_table, stored_doc
 
 from scorepad import games
+from scorepad.games import spring_meadow as sm
 
+EXAMPLE_SV = Path(__file__).resolve().parents[2] / "examples" / "sunflower-valley.json"
 FORMS = {
     "sunflower-valley": SV_FORM,
     "harmonies": {"game": "harmonies", "side": "B"},
@@ -127,3 +130,53 @@ def test_freeing_a_seat_that_does_not_exist_changes_nothing(client: FlaskClient)
 def test_an_edited_new_table_cookie_is_ignored(client: FlaskClient) -> None:
     client.set_cookie("newtable", "[" * 4000)
     assert client.get("/new").status_code == 200
+
+
+def imported_table(client: FlaskClient, doc: object) -> str:
+    resp = client.post("/import", data={"text": json.dumps(doc)}, headers=HX)
+    return str(resp.headers["HX-Redirect"]).rsplit("/", 1)[-1]
+
+
+def test_an_imported_value_beyond_the_form_does_not_lock_the_form(
+    app: Flask, client: FlaskClient
+) -> None:
+    # The engines set no upper bound where the forms do; a form sends every field at once,
+    # so a stored value kept as it is must not refuse the change beside it.
+    counts = {"crystals": 12000, "cards_in_play": [], "bonuses_used": 0, "cards_in_hand": 0,
+              "energy_in_reserve": 0, "jewel_energy": 0, "replicas": 0}  # fmt: skip
+    doc = {"game": "seasons", "players": [{"name": n, **counts} for n in ("Anna", "Boris")]}
+    table_id = imported_table(client, doc)
+    form = {"p": "0", "action": "counts", **{k: str(v) for k, v in counts.items()}}
+    form.pop("cards_in_play")
+    resp = client.post(f"/t/{table_id}/field", data={**form, "cards_in_hand": "2"}, headers=HX)
+    assert resp.status_code == 200
+    anna = stored_doc(app, table_id)["players"][0]
+    assert (anna["crystals"], anna["cards_in_hand"]) == (12000, 2)
+    resp = client.post(f"/t/{table_id}/field", data={**form, "crystals": "12001"}, headers=HX)
+    assert resp.status_code == 422 and "12001 is out of range (0 to 9999)" in resp.data.decode()
+    assert stored_doc(app, table_id)["players"][0]["crystals"] == 12000
+
+    sheet = json.loads(EXAMPLE_SV.read_text(encoding="utf-8"))
+    sheet["players"][0]["residents"] = 5000
+    sheet["options"] = {"valley_express": {"2": 4000, "3": 9}}
+    table_id = imported_table(client, sheet)
+    resp = client.post(f"/t/{table_id}/field", data={"p": "0", "residents": "5000"}, headers=HX)
+    assert resp.status_code == 200
+    rules = {"action": "table_rules", "variant": "standard", "express_2": "4000"}
+    for n in range(3, 7):
+        rules[f"express_{n}"] = str(n * n)
+    resp = client.post(f"/t/{table_id}/field", data={"p": "0", **rules}, headers=HX)
+    assert resp.status_code == 200
+    express = stored_doc(app, table_id)["options"]["valley_express"]
+    assert (express["2"], express["3"]) == (4000, 9)
+
+    layout = sm.dump_layout(sm.example_layout())
+    board = sm.fill_row(sm.empty_board("vertical", sm.example_layout()), "vertical", 1)
+    player = {"name": "Anna", "rows": list(board), "layout": layout["name"], "solo_values": [150]}
+    solo = {"game": "spring-meadow", "options": {"layouts": [layout]}, "players": [player]}
+    table_id = imported_table(client, solo)
+    values = {"p": "0", "action": "solo_values", "value_0": "150", "value_1": "12"}
+    assert client.post(f"/t/{table_id}/field", data=values, headers=HX).status_code == 200
+    assert stored_doc(app, table_id)["players"][0]["solo_values"] == [150, 12]
+    values["value_1"] = "150"  # typed anew: the form's bound holds
+    assert client.post(f"/t/{table_id}/field", data=values, headers=HX).status_code == 422

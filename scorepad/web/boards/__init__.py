@@ -151,16 +151,23 @@ def game(name: str) -> games.Game:
     return games.get(name)
 
 
-def int_field(form: Mapping[str, str], key: str, low: int, high: int, label: str) -> int:
+def int_field(
+    form: Mapping[str, str], key: str, low: int, high: int, label: str, current: Any = None
+) -> int:
     """A whole number from a form, within bounds, or :class:`EditRefused` saying why.
 
-    ``label`` names the field in the player's language (the caller translates it).
+    ``label`` names the field in the player's language (the caller translates it). The
+    stored ``current`` value is always taken back: an imported file may hold more than the
+    form's range (the engine sets no bound), and a form that sends every field at once
+    must not refuse the others' changes for it.
     """
     raw = (form.get(key) or "").strip()
     try:
         value = int(raw)
     except ValueError:
         raise EditRefused(gettext("%(label)s: enter a whole number", label=label)) from None
+    if value == current and type(current) is int:
+        return value
     if not low <= value <= high:
         raise EditRefused(
             gettext(

@@ -78,7 +78,9 @@ def set_field(
     if action == "counts":
         for key, (label, low, high) in count_bounds(sorcerer).items():
             if key in form:
-                sorcerer[key] = int_field(form, key, low, high, gettext(label))
+                sorcerer[key] = int_field(
+                    form, key, low, high, gettext(label), current=sorcerer.get(key)
+                )
         if "ability_token" in form:
             raw = form["ability_token"]
             top = max(ss.ABILITY_TOKENS)

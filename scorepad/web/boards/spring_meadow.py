@@ -370,6 +370,7 @@ def set_solo_values(doc: dict[str, Any], form: Mapping[str, str]) -> dict[str, A
     typed = [form.get(f"value_{i}", "").strip() for i in range(sm.LINES)]
     while typed and not typed[-1]:
         typed.pop()
+    kept = doc["players"][0].get("solo_values") or []  # an import's may pass the form's bound
     values = []
     for i, text in enumerate(typed, start=1):
         if not text:
@@ -380,7 +381,10 @@ def set_solo_values(doc: dict[str, Any], form: Mapping[str, str]) -> dict[str, A
                 )
             )
         # ASCII digits only: "²" is a digit to str.isdigit, and int() refuses it.
-        if not (text.isascii() and text.isdecimal()) or int(text) > MAX_SOLO_VALUE:
+        unchanged = i <= len(kept) and text == str(kept[i - 1])
+        if not (text.isascii() and text.isdecimal()) or (
+            int(text) > MAX_SOLO_VALUE and not unchanged
+        ):
             raise EditRefused(
                 gettext(
                     "Row %(n)s: “%(text)s” is not a signpost value (a whole number from 0 to "

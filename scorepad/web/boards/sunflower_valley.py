@@ -158,15 +158,23 @@ def _next_track(
     return kind[0]
 
 
-def table_rules(form: Mapping[str, str]) -> dict[str, Any]:
+def table_rules(
+    form: Mapping[str, str], current: Mapping[str, int] | None = None
+) -> dict[str, Any]:
     """The table's options from a form: the variant and the Valley Express table (the
-    new-table form's, or the editor's "Table rules" once the table is started)."""
+    new-table form's, or the editor's "Table rules" once the table is started, with the
+    ``current`` table)."""
     variant = form.get("variant", "standard")
     if variant not in ("standard", "kids"):
         raise EditRefused(gettext("Variant: choose standard or kids."))
     express = {
         str(n): int_field(
-            form, f"express_{n}", 0, 999, gettext("Valley Express, %(n)s settlements", n=n)
+            form,
+            f"express_{n}",
+            0,
+            999,
+            gettext("Valley Express, %(n)s settlements", n=n),
+            current=(current or {}).get(str(n)),
         )
         for n in EXPRESS_SIZES
     }
@@ -180,7 +188,7 @@ def set_field(
     rules (variant, Valley Express table: the host's, like every shared option)."""
     if form.get("action") == "table_rules":
         options = dict(doc.get("options") or {})
-        rules = table_rules(form)
+        rules = table_rules(form, options.get("valley_express"))
         # Sizes the form does not list (an imported table's) are kept.
         rules["valley_express"] = {
             **(options.get("valley_express") or {}),
@@ -192,7 +200,9 @@ def set_field(
         if not form["residents"].strip():
             sheet.pop("residents", None)
         else:
-            sheet["residents"] = int_field(form, "residents", 0, 999, gettext("Residents tally"))
+            sheet["residents"] = int_field(
+                form, "residents", 0, 999, gettext("Residents tally"), sheet.get("residents")
+            )
     return new, meta
 
 
