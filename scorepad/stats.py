@@ -29,8 +29,9 @@ class GameStats:
     #: 20-50): their best is ``solo_best``.
     solo_plays: int = 0
     solo_best: int | None = None
-    #: Each solo play in order: its total and, for Spring Meadow, its board side's layout
-    #: name (``details.solo.board``), for the solo campaign.
+    #: Spring Meadow's solo games in order (a result with ``details.solo``, not a lone
+    #: board scored as a phase): each total and board side (``details.solo.board``), for
+    #: the solo campaign.
     solo_games: list[tuple[int, str | None]] = field(default_factory=list)
     wins: int = 0
     best: int | None = None
@@ -84,7 +85,8 @@ def statistics(results: Iterable[Result]) -> dict[str, PlayerStats]:
             if len(result.players) == 1:
                 g.solo_plays += 1
                 g.solo_best = p.total if g.solo_best is None else max(g.solo_best, p.total)
-                g.solo_games.append((p.total, (p.details.get("solo") or {}).get("board")))
+                if isinstance(p.details.get("solo"), dict):
+                    g.solo_games.append((p.total, p.details["solo"].get("board")))
                 continue
             g.wins += p.rank == 1
             g.best = p.total if g.best is None else max(g.best, p.total)

@@ -58,6 +58,18 @@ def test_a_solo_game_is_a_play_but_not_a_win():
     assert stats.win_rate == float(won)  # over the one play against others
     # The solo score is kept apart from the scores of plays against others.
     assert stats.solo_best == solo.players[0].total
-    assert stats.solo_games == [(solo.players[0].total, None)]  # no board side in Harmonies
+    assert stats.solo_games == []  # only Spring Meadow's solo games make a campaign
     assert stats.totals == [both.player(name).total] and stats.best == both.player(name).total
     assert statistics([solo])[player_key(name)].games["harmonies"].win_rate == 0.0
+
+
+def test_spring_meadow_solo_games_are_kept_for_the_campaign():
+    rows = ["." * 10] * 14 + ["#" * 10]
+    board = {"name": "Anna", "orientation": "vertical", "rows": rows}
+    solo = games.score_text(
+        json.dumps({"game": "spring-meadow", "players": [{**board, "solo_values": [12]}]})
+    )
+    lone = games.score_text(json.dumps({"game": "spring-meadow", "players": [board]}))
+    stats = statistics([solo, lone, solo])[player_key("Anna")].games["spring-meadow"]
+    # The lone board is one player's board of a larger game, scored as a phase: no campaign.
+    assert stats.solo_plays == 3 and stats.solo_games == [(12, None), (12, None)]
