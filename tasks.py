@@ -44,7 +44,12 @@ def sh(*cmd: str | Path, check: bool = True, env: dict[str, str] | None = None) 
 
 
 #: Extras that include others: an install for ``test`` serves ``web`` and the base too.
-COVERS = {"": ("", "web", "test"), "web": ("web", "test"), "test": ("test",)}
+COVERS = {
+    "": ("", "web", "web,vision", "test"),
+    "web": ("web", "web,vision", "test"),
+    "web,vision": ("web,vision", "test"),
+    "test": ("test",),
+}
 
 
 def _stamp(extras: str) -> tuple[Path, str]:

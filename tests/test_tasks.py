@@ -46,3 +46,23 @@ def test_the_callers_worker_count_wins(
 ) -> None:
     cores(monkeypatch, tasks, 2)
     assert tasks._parallel(given, {}) == []
+
+
+def test_the_test_install_serves_the_app_without_installing_again(
+    tasks: ModuleType, monkeypatch: pytest.MonkeyPatch, tmp_path: object
+) -> None:
+    # `tasks.py test` installs the `test` extra (web and vision in it); `tasks.py run` then
+    # needs `web,vision` and must find it covered rather than run pip again.
+    venv = tasks.Path(str(tmp_path))
+    monkeypatch.setattr(tasks, "VENV", venv)
+    monkeypatch.setattr(tasks, "PY", venv / "python")
+    (venv / "python").write_text("")
+    calls: list[tuple[object, ...]] = []
+    monkeypatch.setattr(tasks, "sh", lambda *cmd, **_kw: calls.append(cmd) or 0)
+    stamp, digest = tasks._stamp("test")
+    stamp.write_text(digest)
+    for extras in ("web,vision", "web", ""):
+        tasks.ensure_venv(extras)
+    assert calls == []
+    tasks.ensure_venv("train")  # not covered: installs
+    assert any("-e" in cmd for cmd in calls)
