@@ -12,7 +12,7 @@ from webhelpers import HX, SV_FORM, engine_result, new_table, stored_doc, tap
 
 from scorepad.games import harmonies as hm
 from scorepad.games import spring_meadow as sm
-from scorepad.games.seasons_cards import BESPELLED_GRIMOIRE
+from scorepad.games.seasons_cards import BESPELLED_GRIMOIRE, JEWEL_OF_THE_ANCIENTS
 from scorepad.web import db
 from scorepad.web.boards.harmonies import solo_suns
 from scorepad.web.boards.spring_meadow import square_place
@@ -560,6 +560,27 @@ def test_seasons_counts(app: Flask, client: FlaskClient, seasons: str) -> None:
     resp = field(client, seasons, p=0, action="counts", energy_in_reserve=10)
     assert resp.status_code == 200
     assert stored_doc(app, seasons)["players"][0]["energy_in_reserve"] == 10
+
+
+def test_seasons_jewel_energy_is_asked_once_the_jewel_is_in_play(
+    app: Flask, client: FlaskClient, seasons: str
+) -> None:
+    # The engine refuses energy on a Jewel not in play; a field filled top to bottom before
+    # the card list would be refused and cleared, so it shows once the Jewel is played.
+    jewel = 'name="jewel_energy"'
+    page = client.get(f"/t/{seasons}?p=0").get_data(as_text=True)
+    assert jewel not in page and "per card in hand" not in page  # none in hand: no line
+    form = {"action": "counts", "crystals": 10, "jewel_energy": 3}
+    assert field(client, seasons, p=0, **form).status_code == 200  # ignored, not refused
+    assert stored_doc(app, seasons)["players"][0]["crystals"] == 10
+    html = field(client, seasons, p=0, action="add_card", card=JEWEL_OF_THE_ANCIENTS)
+    assert jewel in html.get_data(as_text=True)
+    assert field(client, seasons, p=0, **form).status_code == 200
+    assert stored_doc(app, seasons)["players"][0]["jewel_energy"] == 3
+    # The Jewel taken back out of play takes its energy along, and the field goes.
+    assert field(client, seasons, p=0, action="remove_card", index=0).status_code == 200
+    assert stored_doc(app, seasons)["players"][0]["jewel_energy"] == 0
+    assert jewel not in client.get(f"/t/{seasons}?p=0").get_data(as_text=True)
 
 
 def test_seasons_cards_by_name(app: Flask, client: FlaskClient, seasons: str) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 from flask_babel import gettext  # type: ignore[import-untyped]
 
 from scorepad.games import seasons as ss
-from scorepad.games.seasons_cards import BESPELLED_GRIMOIRE
+from scorepad.games.seasons_cards import BESPELLED_GRIMOIRE, JEWEL_OF_THE_ANCIENTS
 from scorepad.scoring import Result
 from scorepad.web.boards import EditRefused, Tool, int_field, with_player_copy
 from scorepad.web.vocab import N_
@@ -43,11 +43,18 @@ GRIMOIRE_RESERVE = 30
 
 def count_bounds(sorcerer: Mapping[str, Any]) -> dict[str, tuple[str, int, int]]:
     """:data:`COUNTS` for this player: the reserve holds more than 7 energy only with a
-    Bespelled Grimoire in play ("никогда не может быть больше 7 жетонов")."""
-    if BESPELLED_GRIMOIRE not in sorcerer.get("cards_in_play", []):
-        return COUNTS
-    label, low, _high = COUNTS["energy_in_reserve"]
-    return {**COUNTS, "energy_in_reserve": (label, low, GRIMOIRE_RESERVE)}
+    Bespelled Grimoire in play ("никогда не может быть больше 7 жетонов"); energy on the
+    Jewel of the Ancients is asked for only once the Jewel is in play (or the sheet has
+    some: the engine refuses it without the Jewel, and a field typed first, top to bottom,
+    would be refused and cleared)."""
+    in_play = sorcerer.get("cards_in_play", [])
+    bounds = dict(COUNTS)
+    if BESPELLED_GRIMOIRE in in_play:
+        label, low, _high = COUNTS["energy_in_reserve"]
+        bounds["energy_in_reserve"] = (label, low, GRIMOIRE_RESERVE)
+    if JEWEL_OF_THE_ANCIENTS not in in_play and not sorcerer.get("jewel_energy"):
+        del bounds["jewel_energy"]
+    return bounds
 
 
 def options_context() -> dict[str, Any]:
@@ -98,6 +105,8 @@ def set_field(
         if not in_play:
             raise EditRefused(gettext("There is no card in play to remove."))
         in_play.pop(int_field(form, "index", 0, len(in_play) - 1, gettext("Card")))
+        if JEWEL_OF_THE_ANCIENTS not in in_play:  # its energy leaves play with it
+            sorcerer["jewel_energy"] = 0
     else:
         raise EditRefused(gettext("Unknown change."))
     return new, meta
