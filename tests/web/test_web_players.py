@@ -87,6 +87,17 @@ def test_a_solo_table_is_a_play_but_no_win(client: FlaskClient) -> None:
     assert (stat(block, "plays"), stat(block, "solo"), stat(block, "wins")) == ("1", "1", "0")
     # Alone at an empty practice sheet: the +5 for the most residents.
     assert stat(block, "solo-best") == "5" and 'data-stat="best"' not in block
+    assert "1 play, 0 wins" in block  # plural forms, each number its own
+
+
+def test_averages_in_the_players_language(client: FlaskClient) -> None:
+    table_id = new_table(client, SV_FORM, ["Anna", "Boris"])
+    tap(client, table_id, p=0, tool="house", q=0, r=0)
+    client.post(f"/t/{table_id}/finish")
+    client.get("/lang/ru")
+    block = player_block(client.get("/players").get_data(as_text=True), "Anna")
+    assert "1 партия, " in block and re.search(r"\d+ побед[аы]?<", block)
+    assert re.fullmatch(r"\d+,\d", stat(block, "average"))  # a decimal comma in Russian
 
 
 def solo_meadow(client: FlaskClient, side: str, values: list[int]) -> str:
