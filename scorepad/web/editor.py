@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from flask import Blueprint, Response, g, request
+from flask import Blueprint, Response, g, request, url_for
 from flask_babel import gettext, ngettext  # type: ignore[import-untyped]
 
 from scorepad.boardfile import BoardError
@@ -232,7 +232,11 @@ def _step(table_id: str, move: Callable[..., db.StoredTable], done: str) -> Resp
         return _answer(stored, None, 200, found)
     # Shown on the board it changed, and said: a step on another player's tab went unseen.
     said = gettext(done, name=names[changed[0]])
-    return _answer(stored, said, 200, found, changed[0])
+    resp = _answer(stored, said, 200, found, changed[0])
+    if changed[0] != player_index(stored.doc, request.form.get("p")):
+        # The address follows the board shown, as a tab's does: a reload opens this board.
+        resp.headers["HX-Replace-Url"] = url_for("editor.show", table_id=stored.id, p=changed[0])
+    return resp
 
 
 def _answer(

@@ -215,9 +215,11 @@ def test_undo_shows_the_board_it_changed_and_says_so(client: FlaskClient, table_
     html = resp.get_data(as_text=True)
     assert 'data-player="1"' in html
     assert re.search(r'id="editor-message">Undone on Boris&#39;s board.<', html)
-    resp = client.post(f"/t/{table_id}/redo", data={"p": "0"}, headers=HX)
+    assert resp.headers["HX-Replace-Url"] == f"/t/{table_id}?p=1"  # a reload shows it too
+    resp = client.post(f"/t/{table_id}/redo", data={"p": "1"}, headers=HX)
     html = resp.get_data(as_text=True)
     assert 'data-player="1"' in html and "Redone on Boris&#39;s board." in html
+    assert "HX-Replace-Url" not in resp.headers  # on Boris's own tab: the address stands
     resp = client.post(f"/t/{table_id}/redo", data={"p": "0"}, headers=HX)  # nothing left
     html = resp.get_data(as_text=True)
     assert 'data-player="0"' in html and 'id="editor-message"' not in html
