@@ -52,6 +52,9 @@ def test_new_layout_needs_a_name_and_a_game(client: FlaskClient) -> None:
 
 def test_paint_a_sheet_layout_and_use_it(app: Flask, client: FlaskClient) -> None:
     layout_id = create_layout(client, "sunflower-valley", "Sheet C")
+    fresh = client.get(f"/layouts/{layout_id}").get_data(as_text=True)
+    assert "Nothing painted yet: paint 5 colour areas of 5 hexes and 5 mountains." in fresh
+    assert "the sheet has no cells" not in fresh  # a board file's words, not a painter's
     example = sv.example_layout()["cells"]
     for cell in example:
         tool = "mountain" if cell.get("mountain") else cell["area"]

@@ -568,6 +568,16 @@ def layout_errors(data: Mapping[str, Any]) -> list[str]:
 
 def layout_problems(data: Mapping[str, Any]) -> list[str]:
     """The engine's problems with the layout, then counts that differ from a printed sheet."""
+    if not data.get("cells"):  # a new layout: the engine's words would be a board file's
+        return [
+            gettext(
+                "Nothing painted yet: paint %(areas)s colour areas of %(size)s hexes and "
+                "%(mountains)s mountains.",
+                areas=len(AREA_NAMES),
+                size=AREA_SIZE,
+                mountains=MOUNTAINS,
+            )
+        ]
     errors = layout_errors(data)
     if errors:
         return errors
