@@ -94,7 +94,8 @@ def render_text(result: Result) -> str:
     game = games.get(result.game)
     names = [p.name for p in result.players]
     rows: list[list[str]] = [["", *names]]
-    for key, label in game.categories.items():
+    shown = game.categories_of(result)
+    for key, label in shown.items():
         rows.append([label, *(str(p.categories[key]) for p in result.players)])
     rows.append(["Total", *(str(p.total) for p in result.players)])
     rows.append(["Rank", *(str(p.rank) for p in result.players)])
@@ -105,7 +106,7 @@ def render_text(result: Result) -> str:
             c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=False)
         ]
         lines.append("  ".join(cells).rstrip())
-        if n == 0 or n == len(game.categories):
+        if n == 0 or n == len(shown):
             lines.append("  ".join("-" * w for w in widths))
     lines.append("")
     lines.append(

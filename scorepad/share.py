@@ -17,7 +17,7 @@ from scorepad.scoring import Result
 def labels(result: Result) -> dict[str, str]:
     """English column labels: ``rank``, ``player``, ``total`` and every category key."""
     game = games.get(result.game)
-    return {"rank": "Rank", "player": "Player", "total": "Total", **game.categories}
+    return {"rank": "Rank", "player": "Player", "total": "Total", **game.categories_of(result)}
 
 
 def to_csv(result: Result, names: Mapping[str, str] | None = None) -> str:
@@ -26,14 +26,14 @@ def to_csv(result: Result, names: Mapping[str, str] | None = None) -> str:
     ``names`` replaces the English column labels of :func:`labels` (the web app passes them
     in the player's language).
     """
-    game = games.get(result.game)
+    shown = games.get(result.game).categories_of(result)
     label = {**labels(result), **(names or {})}
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([label["rank"], label["player"], *(label[k] for k in game.categories),
+    writer.writerow([label["rank"], label["player"], *(label[k] for k in shown),
                      label["total"]])  # fmt: skip
     for p in result.players:
-        cats = [p.categories[k] for k in game.categories]
+        cats = [p.categories[k] for k in shown]
         writer.writerow([p.rank, _safe_cell(p.name), *cats, p.total])
     return out.getvalue()
 
@@ -59,9 +59,9 @@ def recap(result: Result) -> str:
     """A short recap to paste into a chat: winner, standings with categories, tie-breaks."""
     game = games.get(result.game)
     lines = [headline(result), ""]
-    short = {k: label.split(". ", 1)[-1] for k, label in game.categories.items()}
+    short = {k: label.split(". ", 1)[-1] for k, label in game.categories_of(result).items()}
     for p in sorted(result.players, key=lambda p: (p.rank, p.name)):
-        parts = ", ".join(f"{short[k]} {v:+d}" for k, v in p.categories.items() if v)
+        parts = ", ".join(f"{short[k]} {v:+d}" for k, v in p.categories.items() if v and k in short)
         lines.append(f"{p.rank}. {p.name}: {p.total}" + (f" ({parts})" if parts else ""))
     lines.extend(f"Tie-break: {t}" for t in result.tiebreaks)
     return "\n".join(lines) + "\n"

@@ -405,6 +405,18 @@ def test_a_solo_game_names_its_board_side() -> None:
     assert sm.score(sm.parse(doc)).players[0].details["solo"]["board"] == "Side 5"
 
 
+def test_a_solo_game_shows_its_own_rows() -> None:
+    # The solo score is the values written down plus cleared burrows (formats.md keeps the
+    # four keys, full_rows holding the values); its table shows only what can score.
+    result = sm.score(sm.parse(solo([10, 9], rows_for(2, 0))))
+    assert dict(sm.GAME.categories_of(result)) == {
+        "full_rows": "Values written down",
+        "cleared_burrows": "Cleared burrows",
+    }
+    assert set(result.players[0].categories) == set(sm.GAME.categories)
+    assert sm.GAME.categories_of(sm.score(sm.parse(PHASE_1))) == sm.GAME.categories
+
+
 def test_solo_round_trips() -> None:
     doc = solo([10, 9], rows_for(2, 0))
     table = sm.parse(doc)

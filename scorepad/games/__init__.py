@@ -27,6 +27,13 @@ class Game:
     score: Callable[[Any], Result]
     #: Extra lines for the text report (table-wide evidence such as area winners).
     notes: Callable[[Result], list[str]] | None = None
+    #: The categories a result shows when they are not ``categories`` (Spring Meadow's solo
+    #: game: the values written down, no picnic), for the score table's rows.
+    shown: Callable[[Result], Mapping[str, str]] | None = None
+
+    def categories_of(self, result: Result) -> Mapping[str, str]:
+        """The category rows of ``result``'s score table, keys with labels."""
+        return self.shown(result) if self.shown else self.categories
 
 
 _MODULES = {

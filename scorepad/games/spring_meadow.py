@@ -632,18 +632,31 @@ def score(table: Table) -> Result:
     return rank("spring-meadow", scores, tiebreaks, warnings)
 
 
+CATEGORIES = {
+    "full_rows": "Full rows",
+    "partial_row": "First incomplete row",
+    "cleared_burrows": "Cleared burrows",
+    "picnic": "Picnic",
+}
+#: A solo game's rows: ``full_rows`` holds the values written down (formats.md keeps the
+#: four keys), and no incomplete row or picnic ever scores.
+SOLO_CATEGORIES = {"full_rows": "Values written down", "cleared_burrows": "Cleared burrows"}
+
+
+def shown_categories(result: Result) -> Mapping[str, str]:
+    """The score table's rows: a solo game's own, else the phase's four."""
+    solo = len(result.players) == 1 and "solo" in result.players[0].details
+    return SOLO_CATEGORIES if solo else CATEGORIES
+
+
 GAME = Game(
     name="spring-meadow",
     title="Spring Meadow",
-    categories={
-        "full_rows": "Full rows",
-        "partial_row": "First incomplete row",
-        "cleared_burrows": "Cleared burrows",
-        "picnic": "Picnic",
-    },
+    categories=CATEGORIES,
     parse=parse,
     dump=dump,
     score=score,
+    shown=shown_categories,
 )
 
 

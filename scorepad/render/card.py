@@ -67,7 +67,7 @@ def results_card(
     label = {**share.labels(result), **(names or {})}
     drawer = BOARD_DRAWERS.get(result.game)
     players = {p["name"]: p for p in doc.get("players", [])}
-    rows = len(game.categories) + 3
+    rows = len(game.categories_of(result)) + 3
     table_h = 44 * rows + 20
     boards_h = 0
     if drawer:
@@ -102,7 +102,7 @@ def _header(draw: ImageDraw.ImageDraw, headline: str) -> int:
 
 
 def _standings(draw: ImageDraw.ImageDraw, result: Result, label: Mapping[str, str], y: int) -> int:
-    categories = {k: label[k] for k in games.get(result.game).categories}
+    categories = {k: label[k] for k in games.get(result.game).categories_of(result)}
     names = [p.name for p in result.players]
     col_w = min(170, (WIDTH - 2 * MARGIN - 360) // max(1, len(names)))
     x0 = WIDTH - MARGIN - col_w * len(names)

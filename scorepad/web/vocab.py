@@ -73,6 +73,7 @@ CATEGORIES = (
     N_("Spirit"),
     N_("Full rows"),
     N_("First incomplete row"),
+    N_("Values written down"),
     N_("Cleared burrows"),
     N_("Picnic"),
     N_("Crystals"),
@@ -657,10 +658,10 @@ def recap(result: Result) -> str:
             names=names,
             points=best,
         )
-    short = {k: term(label).split(". ", 1)[-1] for k, label in game.categories.items()}
+    short = {k: term(label).split(". ", 1)[-1] for k, label in game.categories_of(result).items()}
     lines = [str(head), ""]
     for p in sorted(result.players, key=lambda p: (p.rank, p.name)):
-        parts = ", ".join(f"{short[k]} {v:+d}" for k, v in p.categories.items() if v)
+        parts = ", ".join(f"{short[k]} {v:+d}" for k, v in p.categories.items() if v and k in short)
         lines.append(f"{p.rank}. {p.name}: {p.total}" + (f" ({parts})" if parts else ""))
     lines.extend(str(gettext("Tie-break: %(why)s", why=sentence(t))) for t in result.tiebreaks)
     return "\n".join(lines) + "\n"

@@ -321,9 +321,11 @@ def test_spring_meadow_solo_game_by_taps_and_typed_values(page: Any) -> None:
         == "104 more is a good result (140); 150 is outstanding."
     )
     table = scores(page)
-    assert table["Full rows"] == {"Anna": "35"}
+    # The solo game's own rows: the values written down, no incomplete row or picnic.
+    assert table["Values written down"] == {"Anna": "35"}
+    assert table["Cleared burrows"] == {"Anna": "1"}
     assert table["Total"] == {"Anna": "36"}
-    assert "Rank" not in table
+    assert not {"Rank", "Full rows", "First incomplete row", "Picnic"} & set(table)
 
 
 # --- Seasons -------------------------------------------------------------------------------------
