@@ -130,6 +130,12 @@ def test_harmonies_cards_and_spirit(app: Flask, client: FlaskClient, harmonies: 
     assert resp.status_code == 422
     assert field(client, harmonies, p=0, action="add_animal", card=5).status_code == 422
     assert field(client, harmonies, p=0, action="add_animal", card=99).status_code == 422
+    # One of each card in the box: Anna's frog is not offered to Boris, nor taken by him.
+    boris = client.get(f"/t/{harmonies}?p=1").get_data(as_text=True)
+    assert '<option value="5"' not in boris and '<option value="6"' in boris
+    resp = field(client, harmonies, p=1, action="add_animal", card=5)
+    assert resp.status_code == 422
+    assert message(resp).startswith("Animal card 5 is already in front of Anna: the box has")
     field(client, harmonies, p=0, action="spirit", spirit=35, placed="on")
     board = stored_doc(app, harmonies)["players"][0]
     assert board["animals"] == [{"card": 5, "cubes": 2}]

@@ -177,6 +177,16 @@ def set_field(
     if action == "add_animal":
         if held is not None:
             raise EditRefused(gettext("Animal card %(card)s is already on this board.", card=card))
+        holder = _cards_held_elsewhere(doc, player).get(card)
+        if holder is not None:  # the box has one of each card
+            raise EditRefused(
+                gettext(
+                    "Animal card %(card)s is already in front of %(name)s: the box has one of "
+                    "each card.",
+                    card=card,
+                    name=holder,
+                )
+            )
         animals.append({"card": card, "cubes": 0})
     elif action == "remove_animal":
         if held is None:
@@ -191,6 +201,16 @@ def set_field(
     else:
         raise EditRefused(gettext("Unknown change."))
     return new, meta
+
+
+def _cards_held_elsewhere(doc: Mapping[str, Any], player: int) -> dict[int, str]:
+    """Animal cards in front of the other players: card → holder's name."""
+    return {
+        a["card"]: p.get("name", "")
+        for i, p in enumerate(doc.get("players", []))
+        if i != player
+        for a in p.get("animals", [])
+    }
 
 
 # --- drawing -----------------------------------------------------------------------------------
@@ -247,7 +267,7 @@ def board(
         }
         for a in sheet.get("animals", [])
     ]
-    held = {a["card"] for a in animals}
+    held = {a["card"] for a in animals} | set(_cards_held_elsewhere(doc, player))
     labels = {
         (h.q, h.r): _cell_label(w, h, c.get("stack", []), bool(c.get("cube")))
         for h, c in zip(hexes, sheet["cells"], strict=True)
