@@ -136,6 +136,15 @@ def test_two_phones_play_one_table(phones: list[Any], live_server: LiveServer) -
     guest.click("#player-tabs a:nth-child(1)")
     guest.wait_for_selector("#editor[data-player='0'] #readonly-note")
     assert guest.locator("#editor [data-tap]").count() == 0
+    idle = "getComputedStyle(document.querySelector('#palette')).pointerEvents"
+    assert guest.evaluate(idle) == "none"  # the palette is idle over a board it cannot edit
+    guest.click("#player-tabs a:nth-child(2)")
+    guest.wait_for_selector("#editor[data-player='1']")
+    assert guest.evaluate(idle) == "auto"
+    you = guest.locator("#player-tabs a:nth-child(2) .you")
+    assert you.evaluate("e => parseFloat(getComputedStyle(e).marginLeft)") > 0  # "Boris (you)"
+    guest.click("#player-tabs a:nth-child(1)")
+    guest.wait_for_selector("#editor[data-player='0'] #readonly-note")
 
     # A third phone without a seat: it sees the table, cannot take a seat, cannot edit.
     stranger.goto(f"{base}/t/{table}")
