@@ -436,6 +436,7 @@ def test_spring_meadow_game_over_shows_the_game_winner_everywhere(
     assert recap.startswith("Spring Meadow: Anna wins with 24 points")
     screen = client.get(f"/t/{meadow}/screen").get_data(as_text=True)
     assert re.search(r'id="screen-leaders">\s*Winner: Anna\s*<', screen)
+    assert 'id="ledger"' in screen and "Game won by Anna (2 pins)" in screen  # the pins decide
     players = client.get("/players").get_data(as_text=True)
     assert re.search(r'data-player="Anna">.*?data-stat="wins">1<', players, re.S)
     assert re.search(r'data-player="Boris">.*?data-stat="wins">0<', players, re.S)
