@@ -549,3 +549,19 @@ def test_past_tables_show_the_phones_own_time(site: Site, browser: Any) -> None:
         assert shown == local != utc and "UTC" not in shown
     finally:
         context.close()
+
+
+def test_a_rail_is_named_by_compass_directions(client: FlaskClient) -> None:
+    # The board file numbers a rail's sides 0-5; a screen reader hears where they point on
+    # the drawn (flat-top, north up) sheet.
+    table_id = new_table(client, SV_FORM, ["Anna"])
+    html = tap(client, table_id, p=0, tool="straight", q=0, r=0).get_data(as_text=True)
+    cell = re.search(r'<g class="cell(?: \w+)*" [^>]*data-q="0" data-r="0"[^>]*>', html)
+    assert cell, html[:500]
+    label = re.search(r'aria-label="([^"]+)"', cell.group(0))
+    compass = "north|north-east|south-east|south|south-west|north-west"
+    assert label and re.fullmatch(rf"hex 0,0, \w+: rail from ({compass}) to ({compass})",
+                                  label.group(1)), label  # fmt: skip
+    client.get("/lang/ru")
+    russian = client.get(f"/t/{table_id}").get_data(as_text=True)
+    assert re.search(r'aria-label="[^"]*: железная дорога, [а-я-]+ — [а-я-]+"', russian)

@@ -396,6 +396,10 @@ def test_delete_table(app: Flask, client: FlaskClient, table_id: str) -> None:
 def test_list_shows_past_tables(client: FlaskClient, table_id: str) -> None:
     html = client.get("/").get_data(as_text=True)
     assert f"/t/{table_id}" in html and "Sunflower Valley: Anna, Boris, Vera" in html
+    assert "data-finished" not in html
+    client.post(f"/t/{table_id}/finish")
+    html = client.get("/").get_data(as_text=True)  # a finished table says so in the list
+    assert re.search(r'<span class="badge" data-finished>finished</span>', html)
 
 
 def test_csrf_is_required_and_accepted_from_the_htmx_header(csrf_app: Flask) -> None:

@@ -18,7 +18,7 @@ from markupsafe import Markup, escape
 
 from scorepad.boardfile import BoardError
 from scorepad.games import sunflower_valley as sv
-from scorepad.hexgrid import Hex, Orientation, oddq_to_axial
+from scorepad.hexgrid import FLAT_NAMES, Hex, Orientation, oddq_to_axial
 from scorepad.scoring import Result
 from scorepad.web import db, doubts
 from scorepad.web.boards import EditRefused, Tool, int_field, with_player_copy
@@ -402,6 +402,17 @@ def render_cells(
     return Markup("".join(out))
 
 
+#: The compass names of a flat-top hex's sides (the editor draws every sheet flat-top,
+#: north up), for a screen reader: a rail "from north-west to south" rather than the board
+#: file's side numbers.
+_COMPASS = {"N": N_("north"), "NE": N_("north-east"), "SE": N_("south-east"),
+            "S": N_("south"), "SW": N_("south-west"), "NW": N_("north-west")}  # fmt: skip
+
+
+def _side_word(w: Words, side: int) -> str:
+    return w.gettext(_COMPASS[FLAT_NAMES[side]])
+
+
 def _cell_label(w: Words, c: Mapping[str, Any]) -> str:
     """What a screen reader says for a hex: where, its area, what is drawn on it."""
     if c.get("mountain"):
@@ -410,12 +421,12 @@ def _cell_label(w: Words, c: Mapping[str, Any]) -> str:
     area = w.term(c.get("area"), "area")
     if item == "rail":
         return w.gettext(
-            "hex %(q)s,%(r)s, %(area)s: rail %(a)s-%(b)s",
+            "hex %(q)s,%(r)s, %(area)s: rail from %(a)s to %(b)s",
             q=c["q"],
             r=c["r"],
             area=area,
-            a=c["sides"][0],
-            b=c["sides"][1],
+            a=_side_word(w, c["sides"][0]),
+            b=_side_word(w, c["sides"][1]),
         )
     what = w.term(item) if item else w.gettext("empty")
     return w.gettext(
