@@ -93,7 +93,9 @@ def test_sunflower_valley_three_players_by_taps(page: Any) -> None:
                  .getAttribute('aria-label') !== t""",
         arg=track,
     )
-    assert "rail 1-4" in page.get_attribute('#editor [data-q="3"][data-r="0"]', "aria-label")
+    assert "rail from north-east to south-west" in page.get_attribute(
+        '#editor [data-q="3"][data-r="0"]', "aria-label"
+    )
     draw(page, "eraser", 3, 0, "")
 
     table = scores(page)
