@@ -188,6 +188,10 @@ def import_file() -> Response:
             phases, doc = spring_meadow.read_game_file(doc)
             meta["phases"] = phases
         game, _table = games.parse(doc)
+        names = [p["name"] for p in doc["players"]]
+        problem = name_problem(names)
+        if problem:
+            raise BoardError([problem])
     except BoardError as err:
         return page_or_fragment(
             "tables/import.html",
@@ -200,17 +204,6 @@ def import_file() -> Response:
             else gettext("This board file cannot be imported; nothing was stored."),
             problems=err.problems[:20],
             more=max(0, len(err.problems) - 20),
-        )
-    names = [p["name"] for p in doc["players"]]
-    problem = name_problem(names)
-    if problem:
-        return page_or_fragment(
-            "tables/import.html",
-            "tables/_import_form.html",
-            422,
-            message=gettext("This board file cannot be imported; nothing was stored."),
-            problems=[problem],
-            more=0,
         )
     title = f"{game.title}: {', '.join(names)}"
     table_id = db.create_table(game.name, title, doc, meta, host=access.ensure_device())
