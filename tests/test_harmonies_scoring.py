@@ -374,14 +374,26 @@ def test_token_totals_beyond_the_box_give_a_warning() -> None:
 
 
 def test_empty_hexes_give_a_warning() -> None:
-    full = ["y y y y y", "m m m m", "w w w w w", "g g g g", "b b b b ."]
+    # 21 one-token stacks and a tree of height 3: 24 tokens, eight turns.
+    full = ["y y y y y", "m m m m", "w w w w w", "g g g bbg", "b b b b ."]
     result = score_doc(table(player("Anna", full)))
     assert result.warnings == ("player 'Anna': 1 empty hex, scored as it stands",)
     assert result.players[0].details["empty_hexes"] == [xy(4, 4)]
 
 
+@pytest.mark.parametrize(("last", "tokens"), [("b", 23), ("bg", 24), ("bbg", 25)])
+def test_a_token_count_no_number_of_turns_gives_is_warned_about(last: str, tokens: int) -> None:
+    # Rulebook, the compulsory action: a turn takes a set of 3 tokens and places each of
+    # them, so a board holds a multiple of 3; anything else is a stack entered one off.
+    full = ["y y y y y", "m m m m", "w w w w w", "g g g g", f"b b b b {last}"]
+    result = score_doc(table(player("Anna", full)))
+    warned = f"player 'Anna': {tokens} tokens on the board, but every turn places 3: "
+    expected = [warned + "check the stacks' heights"] if tokens % 3 else []
+    assert list(result.warnings) == expected
+
+
 def test_cubes_on_the_board_must_match_the_claims() -> None:
-    full = ["y y y y y", "m m m m", "w w w w w", "g g g g*", "b b b b b*"]
+    full = ["y y y y y", "m m m m", "w w w w w", "g g g g*", "b b b bg b*"]
     result = score_doc(table(player("Anna", full, spirit=(42, True))))
     assert result.warnings == (
         "player 'Anna': 2 cube(s) on the board, but the cards claim 1 (animal cubes plus a "
@@ -421,4 +433,5 @@ def test_example_table_scores_as_worked_out_by_hand() -> None:
     }
     assert (anna.total, boris.total, result.winners) == (87, 58, ("Anna",))
     assert all(a["supported"] for p in result.players for a in p.details["animals"])
-    assert len(result.warnings) == 2  # the empty hexes of each board
+    # Boris's empty hex; 33 and 30 tokens, a whole number of turns each.
+    assert result.warnings == ("player 'Boris': 1 empty hex, scored as it stands",)

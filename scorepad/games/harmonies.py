@@ -79,6 +79,8 @@ Side = Literal["A", "B"]
 
 COLOURS: tuple[str, ...] = ("blue", "grey", "brown", "green", "yellow", "red")
 
+#: Rulebook, "Обов'язкова дія": each turn a player takes a set of 3 tokens and places all 3.
+TOKENS_PER_TURN = 3
 #: Tokens in the box (rules digest); a table using more gets a warning.
 BOX: Mapping[str, int] = {"blue": 23, "grey": 23, "brown": 21, "green": 19, "yellow": 19, "red": 15}
 
@@ -746,13 +748,21 @@ def score_board(board: PlayerBoard, side: str) -> tuple[PlayerScore, list[str]]:
 
 
 def _board_warnings(board: PlayerBoard) -> list[str]:
-    """Cubes on the board against the claims; empty hexes (rules digest, unfinished boards)."""
+    """Cubes on the board against the claims; a token count no number of turns gives (the
+    rulebook's turn: take a set of 3 tokens and place each of them); empty hexes (rules
+    digest, unfinished boards)."""
     warnings = []
     claimed = sum(a.cubes for a in board.animals) + bool(board.spirit and board.spirit.placed)
     if len(board.cubes) != claimed:
         warnings.append(
             f"player {board.name!r}: {len(board.cubes)} cube(s) on the board, but the cards "
             f"claim {claimed} (animal cubes plus a placed spirit)"
+        )
+    tokens = sum(len(s) for s in board.stacks.values())
+    if tokens % TOKENS_PER_TURN:
+        warnings.append(
+            f"player {board.name!r}: {tokens} tokens on the board, but every turn places "
+            f"{TOKENS_PER_TURN}: check the stacks' heights"
         )
     empty = sum(1 for s in board.stacks.values() if not s)
     if empty:

@@ -410,13 +410,14 @@ def _sunflower_valley() -> list[str]:
 
 
 def _harmonies() -> list[str]:
-    """Empty boards with a claimed cube; a cube on an empty hex."""
+    """Empty boards with a claimed cube, one with a single token; a cube on an empty hex."""
     cells = [{"q": h.q, "r": h.r, "stack": []} for h in hm.board_hexes("A")]
     anna = {"name": "Anna", "cells": cells, "animals": [{"card": 3, "cubes": 1}]}
+    one = [{**cells[0], "stack": ["blue"]}, *cells[1:]]
     doc = {
         "game": "harmonies",
         "options": {"side": "A"},
-        "players": [anna, {"name": "Boris", "cells": cells, "animals": []}],
+        "players": [anna, {"name": "Boris", "cells": one, "animals": []}],
     }
     result = hm.GAME.score(hm.GAME.parse(doc))
     cubed = {**anna, "cells": [{**cells[0], "cube": True}, *cells[1:]]}
@@ -498,6 +499,7 @@ def test_engine_warnings_tiebreaks_and_reasons_are_translated(russian: None) -> 
     assert len(sentences) >= 15
     kinds = " ".join(sentences)
     assert "tied on" in kinds and "empty hex" in kinds and "energy" in kinds
+    assert "every turn places 3" in kinds
     not_understood = [s for s in sentences if not vocab.understood(s)]
     assert not not_understood, not_understood
     for s in sentences:
