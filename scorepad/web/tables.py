@@ -14,7 +14,7 @@ from scorepad.boardfile import BoardError, loads, readable_name
 from scorepad.games import spring_meadow
 from scorepad.stats import player_key
 from scorepad.web import access, db, doubts
-from scorepad.web.boards import EditRefused, kit, kits, player_index
+from scorepad.web.boards import EditRefused, kit, kits, player_index, whole_number
 from scorepad.web.editor import boards_context, game_and_kit, table_result
 from scorepad.web.htmx import page_or_fragment, redirect_to
 from scorepad.web.i18n import YEAR
@@ -265,9 +265,8 @@ def check(table_id: str) -> Response:
         raw = (source.get(f"cat_{key}") or "").strip()
         paper: int | None = None
         if raw:
-            try:
-                paper = int(raw)
-            except ValueError:
+            paper = whole_number(raw)
+            if paper is None:
                 message = gettext(
                     "%(category)s: write the number from the paper sheet (a whole number).",
                     category=term(label),

@@ -180,3 +180,28 @@ def test_an_imported_value_beyond_the_form_does_not_lock_the_form(
     assert stored_doc(app, table_id)["players"][0]["solo_values"] == [150, 12]
     values["value_1"] = "150"  # typed anew: the form's bound holds
     assert client.post(f"/t/{table_id}/field", data=values, headers=HX).status_code == 422
+
+
+@pytest.mark.parametrize("typed", ["1_0", "٣", "１２", "9" * 5000, "1e3", "0x10", "1.0"])
+def test_a_number_field_takes_ascii_digits_only_and_never_echoes_a_long_one(
+    app: Flask, client: FlaskClient, typed: str
+) -> None:
+    # int() alone takes "1_0" as 10, the Arabic-Indic "٣" as 3 and 5 000 digits whole.
+    table_id = imported_table(client, json.loads(EXAMPLE_SV.read_text(encoding="utf-8")))
+    before = stored_doc(app, table_id)
+    resp = client.post(f"/t/{table_id}/field", data={"p": "0", "residents": typed}, headers=HX)
+    page = resp.get_data(as_text=True)
+    assert resp.status_code == 422 and "enter a whole number" in page
+    assert len(page) < 40_000 and "9" * 50 not in page
+    assert stored_doc(app, table_id) == before
+    paper = {"p": "0", "cat_mountains": typed}
+    resp = client.post(f"/t/{table_id}/check", data=paper, headers=HX)
+    assert resp.status_code == 422 and "whole number" in resp.get_data(as_text=True)
+
+
+def test_a_number_field_takes_a_sign_and_spaces_round_it(app: Flask, client: FlaskClient) -> None:
+    table_id = imported_table(client, json.loads(EXAMPLE_SV.read_text(encoding="utf-8")))
+    for typed, stored in ((" 7 ", 7), ("+8", 8)):
+        resp = client.post(f"/t/{table_id}/field", data={"p": "0", "residents": typed}, headers=HX)
+        assert resp.status_code == 200
+        assert stored_doc(app, table_id)["players"][0]["residents"] == stored

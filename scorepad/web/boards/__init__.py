@@ -13,6 +13,7 @@ Templates are found by convention under ``templates/boards/<module>/``: ``option
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -151,6 +152,17 @@ def game(name: str) -> games.Game:
     return games.get(name)
 
 
+#: A whole number as a player types it: ASCII digits, an optional sign, at most 18 digits.
+_WHOLE = re.compile(r"[+-]?[0-9]{1,18}")
+
+
+def whole_number(raw: str) -> int | None:
+    """The number typed in a form field, or ``None``: ``int()`` alone also takes "1_0",
+    Arabic-Indic digits and thousands of digits, which a refusal would then echo."""
+    text = raw.strip()
+    return int(text) if _WHOLE.fullmatch(text) else None
+
+
 def int_field(
     form: Mapping[str, str], key: str, low: int, high: int, label: str, current: Any = None
 ) -> int:
@@ -161,11 +173,9 @@ def int_field(
     form's range (the engine sets no bound), and a form that sends every field at once
     must not refuse the others' changes for it.
     """
-    raw = (form.get(key) or "").strip()
-    try:
-        value = int(raw)
-    except ValueError:
-        raise EditRefused(gettext("%(label)s: enter a whole number", label=label)) from None
+    value = whole_number(form.get(key) or "")
+    if value is None:
+        raise EditRefused(gettext("%(label)s: enter a whole number", label=label))
     if value == current and type(current) is int:
         return value
     if not low <= value <= high:

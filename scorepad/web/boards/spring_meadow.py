@@ -34,7 +34,7 @@ from scorepad.boardfile import BoardError
 from scorepad.games import spring_meadow as sm
 from scorepad.scoring import Result
 from scorepad.web import db, doubts
-from scorepad.web.boards import EditRefused, Tool, with_player_copy
+from scorepad.web.boards import EditRefused, Tool, whole_number, with_player_copy
 from scorepad.web.vocab import EXAMPLE_BOARD, N_, Words, sentence, words
 
 NAME = sm.GAME.name
@@ -380,11 +380,9 @@ def set_solo_values(doc: dict[str, Any], form: Mapping[str, str]) -> dict[str, A
                     n=i,
                 )
             )
-        # ASCII digits only: "²" is a digit to str.isdigit, and int() refuses it.
-        unchanged = i <= len(kept) and text == str(kept[i - 1])
-        if not (text.isascii() and text.isdecimal()) or (
-            int(text) > MAX_SOLO_VALUE and not unchanged
-        ):
+        value = whole_number(text)
+        unchanged = i <= len(kept) and value == kept[i - 1]
+        if value is None or value < 0 or (value > MAX_SOLO_VALUE and not unchanged):
             raise EditRefused(
                 gettext(
                     "Row %(n)s: “%(text)s” is not a signpost value (a whole number from 0 to "
@@ -394,7 +392,7 @@ def set_solo_values(doc: dict[str, Any], form: Mapping[str, str]) -> dict[str, A
                     most=MAX_SOLO_VALUE,
                 )
             )
-        values.append(int(text))
+        values.append(value)
     doc["players"][0]["solo_values"] = values
     doc.get("options", {}).pop("active", None)  # a solo game has no picnic
     return doc
