@@ -23,6 +23,9 @@ probability, the uncertain ones flagged.
 5. **The view.** A photo taken so nearly straight down that heights hardly show
    (``STRAIGHT_DOWN``) is marked ``"straight_down": true``, so that the app can suggest
    another photo, at an angle, with fewer heights left to check.
+6. **Whole turns.** Every turn places 3 tokens, so a board between turns holds a multiple
+   of 3: given that (``whole``, as the app asks), each hex takes its most probable stack
+   among the boards that hold one (``harmonies_turns``), and its probability with it.
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ from scorepad.vision.harmonies_stacks import (
     photo_context,
     stack_probabilities,
 )
+from scorepad.vision.harmonies_turns import whole_turns
 
 # --- 1. the board --------------------------------------------------------------------------
 
@@ -259,7 +263,9 @@ def rim_evidence(readings: list[HexReading]) -> float:
     return float(np.mean([r.scores["rim"] for r in readings]))
 
 
-def analyse(image_bytes: bytes, side: str | None = None) -> Recognition:
+def analyse(image_bytes: bytes, side: str | None = None, whole: bool = False) -> Recognition:
+    """The board in the photo, read hex by hex; ``whole``: as a board between turns, its
+    token count a multiple of 3 (step 6)."""
     start = time.perf_counter()
     if side is not None and side not in ("A", "B"):
         raise PhotoError(f"unknown board side {side!r}; Harmonies boards have sides A and B")
@@ -277,14 +283,22 @@ def analyse(image_bytes: bytes, side: str | None = None) -> Recognition:
     feats = [features(r) for r in readings]
     contexts = np.stack([context[r.hex] for r in readings])
     table = height_table(np.stack([f["height"] for f in feats]), contexts, models)
+    read = [
+        stack_probabilities(f, models, context[r.hex], hex_heights(table, i))
+        for i, (r, f) in enumerate(zip(readings, feats, strict=True))
+    ]
+    options = [probs for probs, _cube in read]
+    if whole:
+        chosen, sure = whole_turns(options)
+    else:
+        chosen = [max(probs, key=lambda s: probs[s]) for probs in options]
+        sure = [probs[best] for probs, best in zip(options, chosen, strict=True)]
     stacks, cubes, p = {}, {}, {}
-    for i, (r, f) in enumerate(zip(readings, feats, strict=True)):
-        probs, cube = stack_probabilities(f, models, context[r.hex], hex_heights(table, i))
-        best = max(probs, key=lambda s: probs[s])
+    for r, (_probs, cube), best, p_best in zip(readings, read, chosen, sure, strict=True):
         stacks[r.hex] = best
         cubes[r.hex] = bool(best) and cube >= 0.5
         # The hex is right when its stack and its cube are: both must be sure.
-        p[r.hex] = probs[best] * (max(cube, 1 - cube) if best else 1.0)
+        p[r.hex] = p_best * (max(cube, 1 - cube) if best else 1.0)
         if located.confirmed:
             p[r.hex] *= DOUBTED_BOARD
     return Recognition(
@@ -299,11 +313,14 @@ def analyse(image_bytes: bytes, side: str | None = None) -> Recognition:
     )
 
 
-def recognize_harmonies(image_bytes: bytes, side: str | None = None) -> dict[str, Any]:
+def recognize_harmonies(
+    image_bytes: bytes, side: str | None = None, whole: bool = False
+) -> dict[str, Any]:
     """The board in the photo as ``{"game", "side", "player": {"cells"}, "confidence",
-    "seconds"}`` (formats.md, "Recognising a photo"). Raises PhotoError (one line) for a
-    file that is not a usable image or shows no Harmonies board."""
-    return analyse(image_bytes, side).to_json()
+    "seconds"}`` (formats.md, "Recognising a photo"); ``whole``: read as a board holding a
+    whole number of turns' tokens (step 6). Raises PhotoError (one line) for a file that
+    is not a usable image or shows no Harmonies board."""
+    return analyse(image_bytes, side, whole).to_json()
 
 
 __all__ = ["COLOURS", "recognize_harmonies"]

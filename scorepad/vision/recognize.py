@@ -156,16 +156,18 @@ def recognize(
     game: str = "sunflower-valley",
     layout: Mapping[str, Any] | None = None,
     side: str | None = None,
+    whole: bool = False,
 ) -> dict[str, Any]:
     """The photo's sheet or board as ``{"game", "player", "confidence", "seconds"}``.
 
     ``layout`` is a Sunflower Valley sheet layout or a Spring Meadow burrow layout; ``side``
-    the Harmonies board side when known. Raises :class:`PhotoError` (one readable line) for
-    a file that is not an image, is truncated or too large, or shows no recognisable sheet
-    or board; BoardError for a bad layout."""
+    the Harmonies board side when known, ``whole`` whether that board holds a whole number
+    of turns' tokens (``harmonies_turns``: the app's boards do). Raises :class:`PhotoError`
+    (one readable line) for a file that is not an image, is truncated or too large, or
+    shows no recognisable sheet or board; BoardError for a bad layout."""
     with naming_other_boards(image_bytes, game):
         if game == "harmonies":
-            return harmonies.recognize_harmonies(image_bytes, side=side)
+            return harmonies.recognize_harmonies(image_bytes, side=side, whole=whole)
         if game == "spring-meadow":
             return spring_meadow.recognize_spring_meadow(image_bytes, layout=layout)
         return analyse(image_bytes, game, layout).to_json(game)

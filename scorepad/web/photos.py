@@ -66,7 +66,8 @@ def upload() -> bytes:
 
 
 def recognise(data: bytes, game: str, **hints: Any) -> dict[str, Any]:
-    """The recogniser's answer for one photo (``layout``/``side`` hints), or PhotoRefused."""
+    """The recogniser's answer for one photo (``layout``/``side``/``whole`` hints), or
+    PhotoRefused."""
     return _read(data, game, "recognize", hints)
 
 

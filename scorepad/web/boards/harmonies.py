@@ -144,8 +144,9 @@ def next_stack(stack: list[str]) -> tuple[str, ...]:
 
 
 def photo_hints(doc: Mapping[str, Any], player: int) -> dict[str, Any]:
-    """The table's board side, so the photo is read as that side."""
-    return {"side": doc.get("options", {}).get("side")}
+    """The table's board side, so the photo is read as that side, and a whole number of
+    turns: every turn places 3 tokens, and a board is scored between turns."""
+    return {"side": doc.get("options", {}).get("side"), "whole": True}
 
 
 def from_photo(doc: dict[str, Any], player: int, found: Mapping[str, Any]) -> dict[str, Any]:
