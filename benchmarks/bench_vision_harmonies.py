@@ -11,7 +11,10 @@ as they come, latency p50/p95 per 12 MP photo, and the peak memory of one recogn
 then the stack figures apart for the photos the recogniser marks as taken from straight
 above (``straight_down``: the app suggests another photo, at an angle) and the others.
 With ``--side`` the photos are read a second time with the board's side given, as the app
-gives it (a table plays side A or side B), and those figures are printed too.
+gives it (a table plays side A or side B), and those figures are printed too. With
+``--whole``, the test boards holding a multiple of 3 tokens (a board between turns always
+does; the generator's boards hold any count) are read with the side given, hex by hex and
+then as whole turns, as the app reads a photo (``harmonies_turns``).
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ import cv2
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from scorepad.games.harmonies import TOKENS_PER_TURN  # noqa: E402
 from scorepad.vision import render3d  # noqa: E402
 from scorepad.vision.decode import PhotoError  # noqa: E402
 from scorepad.vision.harmonies import recognize_harmonies  # noqa: E402
@@ -64,11 +68,19 @@ class Truth:
         self.state = render3d.BoardState(str(doc["side"]), stacks, cubes)
 
 
+def whole_turns(path: Path) -> bool:
+    """Whether the test board holds a multiple of 3 tokens, as a board between turns does
+    (the generator's boards hold any count)."""
+    truth = Truth(json.loads(path.with_suffix(".json").read_text()))
+    return sum(len(s) for s in truth.state.stacks.values()) % TOKENS_PER_TURN == 0
+
+
 def accuracy(
-    paths: list[Path], with_side: bool
+    paths: list[Path], with_side: bool, whole: bool = False
 ) -> tuple[render3d.Grade, dict[str, render3d.Grade], list[float], list[float]]:
     """Every test photo recognised (with the table's side given, as the app does, when
-    ``with_side``): the grades over all photos and by view, wall and CPU seconds."""
+    ``with_side``; as a board of whole turns when ``whole``): the grades over all photos
+    and by view, wall and CPU seconds."""
     total = render3d.Grade()
     views = {"at an angle": render3d.Grade(), "straight down": render3d.Grade()}
     seconds = []
@@ -76,7 +88,7 @@ def accuracy(
     for path in paths:
         truth = Truth(json.loads(path.with_suffix(".json").read_text()))
         side = truth.state.side if with_side else None
-        recognise = partial(recognize_harmonies, side=side)
+        recognise = partial(recognize_harmonies, side=side, whole=whole)
         result, wall, used = timed(recognise, path.read_bytes(), PhotoError)
         seconds.append(wall)
         cpu.append(used)
@@ -115,6 +127,11 @@ def main() -> None:
     parser.add_argument(
         "--side", action="store_true", help="also run with the table's side given (as the app)"
     )
+    parser.add_argument(
+        "--whole",
+        action="store_true",
+        help="also read the boards holding a multiple of 3 tokens as whole turns (as the app)",
+    )
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args()
     cv2.setNumThreads(1)
@@ -127,6 +144,17 @@ def main() -> None:
         sided, sided_views, _, _ = accuracy(paths, with_side=True)
         report("== the same photos, the table's side given (as the app asks)", sided, sided_views)
         figures["with_side"] = counts(sided, sided_views)
+    if args.whole:
+        whole = [p for p in paths if whole_turns(p)]
+        title = f"== the {len(whole)} boards holding a multiple of 3 tokens, side given"
+        plain, plain_views, _, _ = accuracy(whole, with_side=True)
+        report(title + ", read hex by hex", plain, plain_views)
+        turns, turns_views, _, _ = accuracy(whole, with_side=True, whole=True)
+        report(title + ", read as whole turns (as the app reads them)", turns, turns_views)
+        figures["whole_boards"] = {
+            "hex_by_hex": counts(plain, plain_views),
+            "whole_turns": counts(turns, turns_views),
+        }
     report_cost(
         seconds,
         cpu,

@@ -51,7 +51,7 @@ from scorepad.vision.harmonies_stacks import (
     photo_context,
     stack_probabilities,
 )
-from scorepad.vision.harmonies_turns import whole_turns
+from scorepad.vision.harmonies_turns import most_probable, whole_turns
 
 # --- 1. the board --------------------------------------------------------------------------
 
@@ -287,12 +287,7 @@ def analyse(image_bytes: bytes, side: str | None = None, whole: bool = False) ->
         stack_probabilities(f, models, context[r.hex], hex_heights(table, i))
         for i, (r, f) in enumerate(zip(readings, feats, strict=True))
     ]
-    options = [probs for probs, _cube in read]
-    if whole:
-        chosen, sure = whole_turns(options)
-    else:
-        chosen = [max(probs, key=lambda s: probs[s]) for probs in options]
-        sure = [probs[best] for probs, best in zip(options, chosen, strict=True)]
+    chosen, sure = (whole_turns if whole else most_probable)([probs for probs, _cube in read])
     stacks, cubes, p = {}, {}, {}
     for r, (_probs, cube), best, p_best in zip(readings, read, chosen, sure, strict=True):
         stacks[r.hex] = best

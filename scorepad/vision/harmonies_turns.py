@@ -9,11 +9,9 @@ the hexes as independent, the count's remainder modulo 3 is a three-state chain 
 hexes, and each hex's probability of each stack given a whole number of turns comes from
 one pass forward and one back along them.
 
-Each hex then takes its most probable stack given that, not the board the single most
-probable whole one: on VALIDATION photos of whole boards (seeds 105 000-105 599, 12 MP,
-side given) the whole board's hexes read right less often (straight down 85.7 % against
-86.8 % hex by hex, at an angle 97.2 %), since its one height that gives way is often not
-the wrong one. The docs (vision-boards.md) give the figures.
+Each hex then takes its most probable stack given that, rather than the hexes of the single
+most probable whole board, which read fewer hexes right on VALIDATION photos
+(docs/vision-boards.md, Harmonies step 8).
 """
 
 from __future__ import annotations
@@ -71,11 +69,15 @@ def marginals(options: Sequence[dict[Stack, float]]) -> list[dict[Stack, float]]
     return out
 
 
+def most_probable(options: Sequence[dict[Stack, float]]) -> tuple[list[Stack], list[float]]:
+    """Each hex's most probable stack, and its probability."""
+    stacks = [max(probs, key=lambda s: probs[s]) for probs in options]
+    return stacks, [probs[s] for probs, s in zip(options, stacks, strict=True)]
+
+
 def whole_turns(options: Sequence[dict[Stack, float]]) -> tuple[list[Stack], list[float]]:
     """Each hex's most probable stack given that the board holds a multiple of 3 tokens,
     with that probability (``marginals``): the answer that gets the most hexes right, which
     may itself add up to a count no number of turns gives (the engine then warns). Boards
     the readings cannot make whole come back as read."""
-    given = marginals(options) or options
-    stacks = [max(probs, key=lambda s: probs[s]) for probs in given]
-    return stacks, [probs[s] for probs, s in zip(given, stacks, strict=True)]
+    return most_probable(marginals(options) or options)
