@@ -36,6 +36,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "({'name', 'cells'}) or a Spring Meadow burrow layout ({'name', 'orientation', 'rows'})",
     )
     parser.add_argument("--side", choices=("A", "B"), help="Harmonies board side, when known")
+    parser.add_argument(
+        "--whole-turns",
+        action="store_true",
+        help="read a Harmonies board as holding a multiple of 3 tokens (every turn places 3), "
+        "as the web app does",
+    )
     return parser
 
 
@@ -56,7 +62,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         data = _read(args.photo, "photo")
         layout = _layout(args.layout) if args.layout else None
-        result = recognize(data, game=args.game, layout=layout, side=args.side)
+        result = recognize(
+            data, game=args.game, layout=layout, side=args.side, whole=args.whole_turns
+        )
     except BoardError as err:
         print(f"scorepad: {_one_line(err)}", file=sys.stderr)
         return 2

@@ -267,6 +267,27 @@ def test_cli_reads_a_harmonies_board(tmp_path, capsys):
     assert len(out["player"]["cells"]) == len(shot.state.cells())
 
 
+def test_cli_reads_a_harmonies_board_as_whole_turns(tmp_path, capsys):
+    from scorepad.games.harmonies import board_hexes
+    from scorepad.vision import render3d
+
+    # VALIDATION photo 26 (1 MP): 30 tokens; read hex by hex, one stack comes out a token
+    # too high (31), which no number of turns gives.
+    shot = render3d.sample(render3d.VALIDATION, 26, megapixels=1.0)
+    path = tmp_path / "board.jpg"
+    path.write_bytes(shot.jpeg)
+    truth = {(c["q"], c["r"]): c["stack"] for c in shot.state.cells()}
+    counts, right = [], []
+    for extra in ([], ["--whole-turns"]):
+        argv = ["recognize", str(path), "--game", "harmonies", "--side", "A", *extra]
+        assert shot.state.side == "A" and run_cli(argv) == 0
+        cells = json.loads(capsys.readouterr().out)["player"]["cells"]
+        assert len(cells) == len(board_hexes("A"))
+        counts.append(sum(len(c["stack"]) for c in cells))
+        right.append(sum(truth[c["q"], c["r"]] == c["stack"] for c in cells))
+    assert counts == [31, 30] and right[1] == right[0] + 1
+
+
 def run_cli(argv):
     import argparse
 
