@@ -68,7 +68,7 @@ class Truth:
         self.state = render3d.BoardState(str(doc["side"]), stacks, cubes)
 
 
-def whole_turns(path: Path) -> bool:
+def holds_whole_turns(path: Path) -> bool:
     """Whether the test board holds a multiple of 3 tokens, as a board between turns does
     (the generator's boards hold any count)."""
     truth = Truth(json.loads(path.with_suffix(".json").read_text()))
@@ -145,11 +145,11 @@ def main() -> None:
         report("== the same photos, the table's side given (as the app asks)", sided, sided_views)
         figures["with_side"] = counts(sided, sided_views)
     if args.whole:
-        whole = [p for p in paths if whole_turns(p)]
-        title = f"== the {len(whole)} boards holding a multiple of 3 tokens, side given"
-        plain, plain_views, _, _ = accuracy(whole, with_side=True)
+        whole_boards = [p for p in paths if holds_whole_turns(p)]
+        title = f"== the {len(whole_boards)} boards holding a multiple of 3 tokens, side given"
+        plain, plain_views, _, _ = accuracy(whole_boards, with_side=True)
         report(title + ", read hex by hex", plain, plain_views)
-        turns, turns_views, _, _ = accuracy(whole, with_side=True, whole=True)
+        turns, turns_views, _, _ = accuracy(whole_boards, with_side=True, whole=True)
         report(title + ", read as whole turns (as the app reads them)", turns, turns_views)
         figures["whole_boards"] = {
             "hex_by_hex": counts(plain, plain_views),

@@ -761,7 +761,7 @@ def _board_warnings(board: PlayerBoard) -> list[str]:
     tokens = sum(len(s) for s in board.stacks.values())
     if tokens % TOKENS_PER_TURN:
         warnings.append(
-            f"player {board.name!r}: {tokens} tokens on the board, but every turn places "
+            f"player {board.name!r}: {tokens} token(s) on the board, but every turn places "
             f"{TOKENS_PER_TURN}: check the stacks' heights"
         )
     empty = sum(1 for s in board.stacks.values() if not s)

@@ -59,6 +59,9 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    if args.game != "harmonies" and (args.side or args.whole_turns):
+        print("scorepad: --side and --whole-turns are for Harmonies boards", file=sys.stderr)
+        return 2
     try:
         data = _read(args.photo, "photo")
         layout = _layout(args.layout) if args.layout else None

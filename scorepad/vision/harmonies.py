@@ -1,5 +1,5 @@
-"""``recognize_harmonies(image_bytes, side=None)``: a phone photo of a Harmonies personal
-board to the board file's ``cells`` (formats.md, "Recognising a photo"), every hex with a
+"""``recognize_harmonies(image_bytes, side=None, whole=False)``: a phone photo of a Harmonies
+personal board to the board file's ``cells`` (formats.md, "Recognising a photo"), every hex with a
 probability, the uncertain ones flagged.
 
 1. **The board.** Light printed rectangles are found in the photo (``boards.py``), each is

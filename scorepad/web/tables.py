@@ -276,7 +276,7 @@ def check(table_id: str) -> Response:
             {
                 "key": key,
                 "label": label,
-                "raw": raw,
+                "raw": raw if paper is not None else raw[:20],  # a refusal echoes no essay
                 "paper": paper,
                 "app": app_scores[key],
                 "diff": diff,

@@ -311,7 +311,7 @@ SENTENCES = (
     N_("a cube lies on the habitat it was placed on, and this hex is empty"),
     N_("card %(card)s is in front of %(who)s; the box has one of each card"),
     N_("%(n)s cube(s) on the board, but the cards claim %(m)s (animal cubes plus a placed spirit)"),
-    N_("%(n)s tokens on the board, but every turn places %(m)s: check the stacks' heights"),
+    N_("%(n)s token(s) on the board, but every turn places %(m)s: check the stacks' heights"),
     N_("%(n)s empty hex, scored as it stands"),
     N_("%(n)s empty hexes, scored as they stand"),
     N_("the boards hold %(n)s %(token)s tokens, but the box has only %(m)s"),

@@ -196,7 +196,12 @@ def test_a_number_field_takes_ascii_digits_only_and_never_echoes_a_long_one(
     assert stored_doc(app, table_id) == before
     paper = {"p": "0", "cat_mountains": typed}
     resp = client.post(f"/t/{table_id}/check", data=paper, headers=HX)
-    assert resp.status_code == 422 and "whole number" in resp.get_data(as_text=True)
+    page = resp.get_data(as_text=True)
+    assert resp.status_code == 422 and "whole number" in page and "9" * 50 not in page
+    resp = client.post(f"/t/{table_id}/tap", data={"p": "0", "tool": "house", "q": typed, "r": "0"})
+    page = resp.get_data(as_text=True)
+    assert resp.status_code == 422 and "That tap did not land on a hex." in page
+    assert stored_doc(app, table_id) == before
 
 
 def test_a_number_field_takes_a_sign_and_spaces_round_it(app: Flask, client: FlaskClient) -> None:

@@ -163,6 +163,14 @@ def whole_number(raw: str) -> int | None:
     return int(text) if _WHOLE.fullmatch(text) else None
 
 
+def tapped_hex(form: Mapping[str, str]) -> tuple[int, int]:
+    """The axial ``q``, ``r`` a tap sends, or :class:`EditRefused`."""
+    q, r = whole_number(form.get("q", "")), whole_number(form.get("r", ""))
+    if q is None or r is None:
+        raise EditRefused(gettext("That tap did not land on a hex."))
+    return q, r
+
+
 def int_field(
     form: Mapping[str, str], key: str, low: int, high: int, label: str, current: Any = None
 ) -> int:

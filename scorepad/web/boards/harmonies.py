@@ -23,7 +23,7 @@ from scorepad.games import harmonies as hm
 from scorepad.hexgrid import Hex, Orientation
 from scorepad.scoring import Result
 from scorepad.web import doubts
-from scorepad.web.boards import EditRefused, Tool, int_field, with_player_copy
+from scorepad.web.boards import EditRefused, Tool, int_field, tapped_hex, with_player_copy
 from scorepad.web.svg import canvas
 from scorepad.web.vocab import N_, NP_, Words, sentence, words
 
@@ -102,10 +102,7 @@ def tap(
     tool = form.get("tool", "")
     if tool not in {t.key for t in TOOLS} | {CYCLE}:
         raise EditRefused(gettext("Pick a token colour, Remove top or Cube first."))
-    try:
-        q, r = int(form.get("q", "")), int(form.get("r", ""))
-    except ValueError:
-        raise EditRefused(gettext("That tap did not land on a hex.")) from None
+    q, r = tapped_hex(form)
     new, sheet = with_player_copy(doc, player)
     cell = next((c for c in sheet["cells"] if (c["q"], c["r"]) == (q, r)), None)
     if cell is None:

@@ -204,13 +204,16 @@ def tap(
     new, board = with_player_copy(doc, player)
     orientation = board.get("orientation", "vertical")
     if form.get("line"):
+        line = whole_number(form["line"])
         try:
-            line = int(form["line"])
-            board["rows"] = list(sm.fill_row(board["rows"], orientation, line))
+            rows = None if line is None else sm.fill_row(board["rows"], orientation, line)
         except ValueError:
+            rows = None
+        if rows is None:
             raise EditRefused(
-                gettext("There is no counted line “%(line)s”.", line=form["line"])
-            ) from None
+                gettext("There is no counted line “%(line)s”.", line=form["line"][:12])
+            )
+        board["rows"] = list(rows)
         return new
     tool = form.get("tool", "")
     if tool not in {t.key for t in TOOLS}:

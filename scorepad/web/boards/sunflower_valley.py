@@ -21,7 +21,7 @@ from scorepad.games import sunflower_valley as sv
 from scorepad.hexgrid import FLAT_NAMES, Hex, Orientation, oddq_to_axial
 from scorepad.scoring import Result
 from scorepad.web import db, doubts
-from scorepad.web.boards import EditRefused, Tool, int_field, with_player_copy
+from scorepad.web.boards import EditRefused, Tool, int_field, tapped_hex, with_player_copy
 from scorepad.web.svg import canvas
 from scorepad.web.vocab import EXAMPLE_SHEET, N_, NP_, Words, sentence, term, words
 
@@ -125,10 +125,7 @@ def tap(
     tool = form.get("tool", "")
     if tool not in {t.key for t in TOOLS}:
         raise EditRefused(gettext("Pick a drawing from the palette first."))
-    try:
-        q, r = int(form.get("q", "")), int(form.get("r", ""))
-    except ValueError:
-        raise EditRefused(gettext("That tap did not land on a hex.")) from None
+    q, r = tapped_hex(form)
     new, sheet = with_player_copy(doc, player)
     cell = next((c for c in sheet["cells"] if (c["q"], c["r"]) == (q, r)), None)
     if cell is None:
@@ -553,10 +550,7 @@ def layout_tap(data: dict[str, Any], form: Mapping[str, str]) -> dict[str, Any]:
     tool = form.get("tool", "")
     if tool not in {t.key for t in LAYOUT_TOOLS}:
         raise EditRefused(gettext("Pick an area colour, a mountain or the eraser first."))
-    try:
-        h = Hex(int(form.get("q", "")), int(form.get("r", "")))
-    except ValueError:
-        raise EditRefused(gettext("That tap did not land on a hex.")) from None
+    h = Hex(*tapped_hex(form))
     cells = [c for c in data["cells"] if (c["q"], c["r"]) != tuple(h)]
     if h not in CANVAS and len(cells) == len(data["cells"]):
         raise EditRefused(gettext("Hex (%(q)s, %(r)s) is outside the canvas.", q=h.q, r=h.r))
