@@ -52,13 +52,13 @@ def marginals(options: Sequence[dict[Stack, float]]) -> list[dict[Stack, float]]
     for i in range(n):
         row = sum(_shift(forward[i], k) * mass[i, k] for k in range(_R))
         forward[i + 1] = row / (row.sum() or 1.0)
+    if forward[n, 0] <= 0:
+        return None
     backward = np.zeros((n + 1, _R))  # P(the hexes from i on make remainder r whole)
     backward[n, 0] = 1.0
     for i in range(n - 1, -1, -1):
         row = sum(_shift(backward[i + 1], -k) * mass[i, k] for k in range(_R))
         backward[i] = row / (row.sum() or 1.0)
-    if forward[n, 0] <= 0:
-        return None
     out = []
     for i, probs in enumerate(options):
         joint = {
