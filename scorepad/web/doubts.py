@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from scorepad.web import db
+from scorepad.web.boards import whole_pair
 
 
 def photo_of(meta: Mapping[str, Any], player: int) -> dict[str, Any]:
@@ -56,16 +57,9 @@ def checked(meta: dict[str, Any], player: int, done: set[tuple[int, int]] | None
 
 def tapped_cells(form: Mapping[str, str]) -> set[tuple[int, int]]:
     """The cells a tap form names: ``q, r``, ``row, col`` or a drag's ``squares``."""
-    found: set[tuple[int, int]] = set()
     parts = form.get("squares", "").split(";") if form.get("squares") else []
     parts += [f"{form.get('q', '')},{form.get('r', '')}", f"{form.get('row')},{form.get('col')}"]
-    for part in parts:
-        try:
-            a, b = (int(x) for x in part.split(","))
-        except ValueError:
-            continue
-        found.add((a, b))
-    return found
+    return {cell for part in parts if (cell := whole_pair(part)) is not None}
 
 
 def listed(

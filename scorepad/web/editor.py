@@ -34,6 +34,7 @@ from scorepad.web.boards import (
     player_index,
     reads_photos,
     refuse_edit,
+    whole_number,
 )
 from scorepad.web.htmx import page_or_fragment
 from scorepad.web.vocab import N_, sentence
@@ -201,10 +202,7 @@ STALE_TABLE = N_("The table was changed on another device; here it is now. Try a
 
 
 def _seen_version() -> int | None:
-    try:
-        return int(request.form["tv"])
-    except (KeyError, ValueError):
-        return None
+    return whole_number(request.form.get("tv", ""))
 
 
 def _step(table_id: str, move: Callable[..., db.StoredTable], done: str) -> Response:

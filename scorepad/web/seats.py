@@ -19,6 +19,7 @@ from flask import Blueprint, Response, current_app, request, url_for
 from flask_babel import gettext  # type: ignore[import-untyped]
 
 from scorepad.web import access, db
+from scorepad.web.boards import whole_number
 from scorepad.web.htmx import page_or_fragment, redirect_to
 from scorepad.web.qr import qr_svg
 
@@ -111,11 +112,8 @@ def join(table_id: str) -> Response:
 def claim(table_id: str) -> Response:
     """Claim a free seat for this phone; it then edits that player's board."""
     stored = db.get_table(table_id)
-    try:
-        seat = int(request.form.get("seat", ""))
-    except ValueError:
-        seat = -1
-    if not 0 <= seat < len(stored.doc.get("players", [])):
+    seat = whole_number(request.form.get("seat", ""))
+    if seat is None or not 0 <= seat < len(stored.doc.get("players", [])):
         ctx = _join_context(stored, gettext("Choose one of the table's players."))
         return page_or_fragment("seats/join.html", "seats/_join.html", 422, **ctx)
     limit, period = _limit("JOIN_LIMIT", JOIN_LIMIT)

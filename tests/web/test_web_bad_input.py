@@ -204,6 +204,25 @@ def test_a_number_field_takes_ascii_digits_only_and_never_echoes_a_long_one(
     assert stored_doc(app, table_id) == before
 
 
+@pytest.mark.parametrize("typed", ["1_0", "٣", "9" * 4000, "1,2,3"])
+def test_a_drag_a_player_link_and_a_seat_take_ascii_digits_only(
+    app: Flask, client: FlaskClient, typed: str
+) -> None:
+    table_id = new_table(client, FORMS["spring-meadow"], ["Anna", "Boris"])
+    before = stored_doc(app, table_id)
+    drag = {"p": "0", "tool": "c", "squares": f"{typed},2;3,3"}
+    resp = client.post(f"/t/{table_id}/tap", data=drag, headers=HX)
+    page = resp.get_data(as_text=True)
+    assert resp.status_code == 422 and "That drag did not land on the board." in page
+    assert "9" * 50 not in page and stored_doc(app, table_id) == before
+    # A player's link with an odd p= opens the first player's board, as a missing one does.
+    page = client.get(f"/t/{table_id}?p={typed}").get_data(as_text=True)
+    assert page == client.get(f"/t/{table_id}").get_data(as_text=True)
+    for seat in (typed[:20], "0_1", "١"):  # int() takes the last two as seat 1
+        resp = client.post(f"/t/{table_id}/join", data={"seat": seat})
+        assert resp.status_code == 422 and "Choose one of the table" in resp.get_data(as_text=True)
+
+
 def test_a_number_field_takes_a_sign_and_spaces_round_it(app: Flask, client: FlaskClient) -> None:
     table_id = imported_table(client, json.loads(EXAMPLE_SV.read_text(encoding="utf-8")))
     for typed, stored in ((" 7 ", 7), ("+8", 8)):

@@ -30,6 +30,8 @@ def test_the_cells_a_tap_names() -> None:
     assert doubts.tapped_cells({"squares": "1,2;1,3;x"}) == {(1, 2), (1, 3)}
     assert doubts.tapped_cells({"line": "3"}) == set()
     assert doubts.tapped_cells({"q": "a", "r": ""}) == set()
+    # Form numbers are ASCII digits: int() alone would take "1_0" as 10 and "٣" as 3.
+    assert doubts.tapped_cells({"squares": "1_0,2;٣,1;1,2,3;-1,+4"}) == {(-1, 4)}
 
 
 def test_listed_least_sure_first_with_labels() -> None:

@@ -163,6 +163,15 @@ def whole_number(raw: str) -> int | None:
     return int(text) if _WHOLE.fullmatch(text) else None
 
 
+def whole_pair(raw: str) -> tuple[int, int] | None:
+    """Two whole numbers typed as ``"a,b"`` (a square or hex a drag sends), or ``None``."""
+    parts = raw.split(",")
+    if len(parts) != 2:
+        return None
+    a, b = whole_number(parts[0]), whole_number(parts[1])
+    return None if a is None or b is None else (a, b)
+
+
 def tapped_hex(form: Mapping[str, str]) -> tuple[int, int]:
     """The axial ``q``, ``r`` a tap sends, or :class:`EditRefused`."""
     q, r = whole_number(form.get("q", "")), whole_number(form.get("r", ""))
@@ -200,10 +209,9 @@ def int_field(
 
 
 def player_index(doc: Mapping[str, Any], raw: str | None) -> int:
-    try:
-        index = int(raw or 0)
-    except ValueError:
-        index = 0
+    """The player a request names (``p=``), kept within the table's players: a link kept
+    from before a player was removed still opens a board."""
+    index = whole_number(raw or "") or 0
     return min(max(index, 0), len(doc.get("players", [])) - 1)
 
 

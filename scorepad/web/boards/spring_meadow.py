@@ -34,7 +34,7 @@ from scorepad.boardfile import BoardError
 from scorepad.games import spring_meadow as sm
 from scorepad.scoring import Result
 from scorepad.web import db, doubts
-from scorepad.web.boards import EditRefused, Tool, whole_number, with_player_copy
+from scorepad.web.boards import EditRefused, Tool, whole_number, whole_pair, with_player_copy
 from scorepad.web.vocab import EXAMPLE_BOARD, N_, Words, sentence, words
 
 NAME = sm.GAME.name
@@ -176,10 +176,10 @@ def _check_burrows(
 def _squares(raw: str, rows: int, cols: int) -> list[tuple[int, int]]:
     found = []
     for part in raw.split(";")[:MAX_SQUARES_PER_DRAG]:
-        try:
-            row, col = (int(x) for x in part.split(","))
-        except ValueError:
-            raise EditRefused(gettext("That drag did not land on the board.")) from None
+        square = whole_pair(part)
+        if square is None:
+            raise EditRefused(gettext("That drag did not land on the board."))
+        row, col = square
         if not (0 <= row < rows and 0 <= col < cols):
             raise EditRefused(
                 gettext("Square (%(row)s, %(col)s) is not on the board.", row=row, col=col)
