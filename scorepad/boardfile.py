@@ -15,6 +15,9 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 MAX_BOARD_BYTES = 2_000_000
+#: No count or point value on a board comes near this; sums of longer numbers could pass
+#: the 4 300 digits Python will print (a traceback where a one-line refusal is due).
+MAX_DIGITS = 15
 
 
 class BoardError(ValueError):
@@ -42,6 +45,13 @@ def _reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
+def _short_int(digits: str) -> int:
+    count = len(digits.lstrip("-"))
+    if count > MAX_DIGITS:
+        raise BoardError([f"a number in the board file has {count} digits (at most {MAX_DIGITS})"])
+    return int(digits)
+
+
 def loads(text: str | bytes) -> Any:
     """Parse JSON text; malformed JSON and duplicate keys raise :class:`BoardError`."""
     if isinstance(text, str):
@@ -54,7 +64,7 @@ def loads(text: str | bytes) -> Any:
         except UnicodeDecodeError as err:
             raise BoardError([f"board file is not UTF-8 text (byte {err.start})"]) from None
     try:
-        doc = json.loads(text, object_pairs_hook=_reject_duplicate_keys)
+        doc = json.loads(text, object_pairs_hook=_reject_duplicate_keys, parse_int=_short_int)
     except json.JSONDecodeError as err:
         if not text.strip():
             raise BoardError(["board file is empty"]) from None

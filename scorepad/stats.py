@@ -2,11 +2,13 @@
 
 Pure functions of scored :class:`~scorepad.scoring.Result` values, so the web layer can feed
 them from storage and tests can feed them directly. Names are matched case-insensitively
-with surrounding spaces ignored ("anna " and "Anna" are the same recurring player).
+with surrounding spaces ignored ("anna " and "Anna" are the same recurring player,
+:func:`player_key`).
 """
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -14,8 +16,11 @@ from scorepad.scoring import Result
 
 
 def player_key(name: str) -> str:
-    """How a roster recognises a recurring player across tables."""
-    return " ".join(name.split()).casefold()
+    """How a roster recognises a recurring player across tables: letter case, spaces and
+    invisible characters aside ("Anna" with a zero-width space pasted in looks like "Anna"),
+    full-width letters as plain ones (NFKC)."""
+    visible = "".join(ch for ch in name if unicodedata.category(ch) != "Cf")
+    return " ".join(unicodedata.normalize("NFKC", visible).split()).casefold()
 
 
 @dataclass

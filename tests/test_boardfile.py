@@ -178,12 +178,17 @@ def test_deep_nesting_is_reported_not_crashed(opening: str) -> None:
     assert caught.value.problems == ["malformed JSON: nested too deeply"]
 
 
-def test_an_integer_too_long_to_convert_is_malformed_not_a_crash() -> None:
-    # Python refuses int("9" * 5000) with a ValueError that is not a JSONDecodeError.
-    with pytest.raises(BoardError) as caught:
-        loads('{"q": ' + "9" * 5000 + "}")
-    assert len(caught.value.problems) == 1
-    assert caught.value.problems[0].startswith("malformed JSON")
+@pytest.mark.parametrize("digits", [16, 4000, 5000])
+def test_a_number_longer_than_any_board_holds_is_refused_not_a_crash(digits: int) -> None:
+    # Python refuses int("9" * 5000) with a ValueError that is not a JSONDecodeError, and a
+    # sum of 4 000-digit numbers cannot be printed: a traceback or a 500 further on.
+    for sign in ("", "-"):
+        with pytest.raises(BoardError) as caught:
+            loads('{"q": ' + sign + "9" * digits + "}")
+        assert caught.value.problems == [
+            f"a number in the board file has {digits} digits (at most 15)"
+        ]
+    assert loads('{"q": -999999999999999, "r": 1.5e300}') == {"q": -999999999999999, "r": 1.5e300}
 
 
 # --- BoardError -------------------------------------------------------------------------------

@@ -80,7 +80,7 @@ BAD_INPUTS: dict[str, tuple[bytes | str, str]] = {
     "NUL bytes": (b"\x00" * 64, "not a board file"),
     "deep nesting": (b"[" * 200_000, "nested too deeply"),
     "too large": (b" " * (MAX_BOARD_BYTES + 1), "too large"),
-    "number too long": (b'{"game": ' + b"7" * 5000 + b"}", "malformed JSON"),
+    "number too long": (b'{"game": ' + b"7" * 5000 + b"}", "has 5000 digits (at most 15)"),
 }
 
 

@@ -37,6 +37,9 @@ def test_players_are_recognised_across_games_and_spelling():
     assert roster["anna"].plays == 2
     assert roster["anna"].name == " anna "
     assert player_key("  Vera   Ivanova ") == "vera ivanova"
+    # A zero-width space pasted into a name, or full-width letters, look like the plain name.
+    assert player_key("An\u200bna") == player_key("Ａｎｎａ") == player_key("ANNA\ufeff") == "anna"
+    assert player_key("Anna B.") != player_key("Anna")
 
 
 def test_shared_win_counts_for_each_winner():

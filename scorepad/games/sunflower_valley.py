@@ -164,18 +164,33 @@ def parse(doc: Any) -> Table:
     return table
 
 
+def _settlements_key(key: str) -> int | None:
+    """A Valley Express table's key ("2", "3", ...; "02" is 2) as a number, ``None`` when it
+    is not one (six digits are far more settlements than a sheet holds)."""
+    if len(key) <= 6 and key.isascii() and key.isdecimal() and int(key) >= 2:
+        return int(key)
+    return None
+
+
 def _check_valley_express(table: Mapping[str, int] | None) -> list[str]:
     where = "options, 'valley_express'"
     if table is None:
         return []
     if not table:
         return [f"{where}: the table is empty; leave it out to use n → n²"]
-    problems = []
+    problems: list[str] = []
+    seen: dict[int, str] = {}
     for key, points in table.items():
-        if not (key.isascii() and key.isdecimal()) or int(key) < 2:
-            problems.append(f"{where}: {key!r} is not a number of settlements (2 or more)")
-        elif points < 0:
-            problems.append(f"{where}: {key} settlements cannot score {points}")
+        size = _settlements_key(key)
+        if size is None:
+            shown = repr(key) if len(key) <= 12 else repr(key[:12] + "…")
+            problems.append(f"{where}: {shown} is not a number of settlements (2 or more)")
+        elif size in seen:  # the points would depend on the keys' order in the file
+            problems.append(f"{where}: {seen[size]!r} and {key!r} are both {size} settlements")
+        else:
+            seen[size] = key
+            if points < 0:
+                problems.append(f"{where}: {key} settlements cannot score {points}")
     return problems
 
 
@@ -435,7 +450,7 @@ def express_points(options: Options, settlements: int) -> int:
     """
     if options.valley_express is None:
         return settlements * settlements
-    table = {int(k): v for k, v in options.valley_express.items()}  # "02" and "2" alike
+    table = {int(k): v for k, v in options.valley_express.items()}
     sizes = [k for k in table if k <= settlements]
     return table[max(sizes)] if sizes else 0
 

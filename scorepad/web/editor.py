@@ -122,8 +122,11 @@ def editor_context(
 
 
 def sheet_tag(doc: dict[str, Any], player: int) -> str:
-    """A short fingerprint of one player's part of the document."""
-    text = json.dumps(doc["players"][player], sort_keys=True, separators=(",", ":"))
+    """A short fingerprint of what one player's editor shows and edits: their part of the
+    document and the table's shared part (its options: table rules, side, layouts). A form
+    drawn before another phone changed either is stale (409), and the live poll redraws it."""
+    shared = {k: v for k, v in doc.items() if k != "players"}
+    text = json.dumps([shared, doc["players"][player]], sort_keys=True, separators=(",", ":"))
     return hashlib.blake2b(text.encode(), digest_size=6).hexdigest()
 
 
@@ -189,12 +192,12 @@ def field(table_id: str) -> Response:
 
 @bp.post("/t/<table_id>/undo")
 def undo(table_id: str) -> Response:
-    return _step(table_id, db.undo, N_("Undone on %(name)s's board."))
+    return _step(table_id, db.undo, N_("Undone on %(name)s's board."), N_("Undone for the table."))
 
 
 @bp.post("/t/<table_id>/redo")
 def redo(table_id: str) -> Response:
-    return _step(table_id, db.redo, N_("Redone on %(name)s's board."))
+    return _step(table_id, db.redo, N_("Redone on %(name)s's board."), N_("Redone for the table."))
 
 
 STALE_SHEET = N_("This sheet was changed on another device; here it is now. Tap again.")
@@ -205,16 +208,20 @@ def _seen_version() -> int | None:
     return whole_number(request.form.get("tv", ""))
 
 
-def _step(table_id: str, move: Callable[..., db.StoredTable], done: str) -> Response:
+def _step(
+    table_id: str, move: Callable[..., db.StoredTable], done: str, done_table: str
+) -> Response:
     """Undo or redo one step of the table's history, if this phone saw the table as it is
-    (``tv``) and may edit every board the step changes."""
+    (``tv``) and may edit every board the step changes. Said on the board it changed
+    (``done``), or ``done_table`` for a step that changed none (table rules, a recorded
+    phase, the picnic tile's holder)."""
     found = access.rights_at(table_id)
-    before: list[dict[str, Any]] = []
+    before: list[db.StoredTable] = []
 
     def guard(current: db.StoredTable, doc: dict[str, Any], meta: dict[str, Any]) -> None:
         now = replace(found, everyone_edits=current.everyone_edits, finished=current.finished)
         access.check_change(now, current, doc, meta, _names(current))
-        before.append(current.doc)
+        before.append(current)
 
     try:
         stored = move(table_id, _seen_version(), guard)
@@ -224,10 +231,11 @@ def _step(table_id: str, move: Callable[..., db.StoredTable], done: str) -> Resp
     except db.Conflict:
         return _answer(db.get_table(table_id), gettext(STALE_TABLE), 409, found)
     names = _names(stored)
-    changed = access.changed_boards(before[-1], stored.doc) if before else []
+    moved = bool(before) and before[-1].version != stored.version  # not at an end of history
+    changed = access.changed_boards(before[-1].doc, stored.doc) if moved else []
     changed = [i for i in changed if i < len(names)]
     if not changed:
-        return _answer(stored, None, 200, found)
+        return _answer(stored, gettext(done_table) if moved else None, 200, found)
     # Shown on the board it changed, and said: a step on another player's tab went unseen.
     said = gettext(done, name=names[changed[0]])
     resp = _answer(stored, said, 200, found, changed[0])

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import segno
+from flask_babel import gettext  # type: ignore[import-untyped]
 
 
 def qr_svg(url: str, scale: int = 6) -> str:
-    """An inline SVG QR code of ``url``, with a title for screen readers."""
+    """An inline SVG QR code of ``url``, with a title for screen readers (in the page's
+    language: it is what they announce)."""
     code = segno.make(url, error="m", micro=False)
-    svg: str = code.svg_inline(scale=scale, dark="#111", light="#fff", title="Join this table")
+    title = gettext("Join this table")
+    svg: str = code.svg_inline(scale=scale, dark="#111", light="#fff", title=title)
     return svg

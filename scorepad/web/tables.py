@@ -131,8 +131,6 @@ def _player_names(form: Any, most: int) -> list[str]:
     names = [n for n in names if n]
     if not names:
         raise EditRefused(gettext("Add at least one player's name, in seat order."))
-    if any(len(n) > MAX_NAME for n in names):
-        raise EditRefused(gettext("Player names are at most %(n)s characters.", n=MAX_NAME))
     problem = name_problem(names)
     if problem:
         raise EditRefused(problem)
@@ -140,9 +138,11 @@ def _player_names(form: Any, most: int) -> list[str]:
 
 
 def name_problem(names: list[str]) -> str | None:
-    """Why these player names cannot sit at one table: a name nobody can read (no visible
-    character, or a control character), or two names the statistics would take for one
-    player ("Anna" and "anna ", :func:`scorepad.stats.player_key`)."""
+    """Why these player names cannot sit at one table: a name too long for the screens, a
+    name nobody can read (no visible character, or a control character), or two names the
+    statistics would take for one player ("Anna" and "anna ", :func:`.stats.player_key`)."""
+    if any(len(n) > MAX_NAME for n in names):  # an imported file's names too
+        return str(gettext("Player names are at most %(n)s characters.", n=MAX_NAME))
     seen: dict[str, str] = {}
     for name in names:
         if not readable_name(name):

@@ -137,6 +137,22 @@ def imported_table(client: FlaskClient, doc: object) -> str:
     return str(resp.headers["HX-Redirect"]).rsplit("/", 1)[-1]
 
 
+def test_an_import_is_refused_for_what_no_table_could_show(app: Flask, client: FlaskClient) -> None:
+    # A 400-digit number overflowed the statistics' averages (a 500 on /players) once the
+    # table was finished; a 100 000-character name made every page about it 1 MB.
+    doc = json.loads(EXAMPLE_SV.read_text(encoding="utf-8"))
+    tables = table_count(app)
+    for where, value, said in (
+        ("residents", int("9" * 400), "a number in the board file has 400 digits (at most 15)"),
+        ("name", "A" * 100_000, "Player names are at most 40 characters."),
+    ):
+        players = [dict(doc["players"][0], **{where: value}), *doc["players"][1:]]
+        resp = client.post("/import", data={"text": json.dumps({**doc, "players": players})})
+        assert resp.status_code == 422 and said in resp.get_data(as_text=True)
+    assert table_count(app) == tables
+    assert client.get("/players").status_code == 200
+
+
 def test_an_imported_value_beyond_the_form_does_not_lock_the_form(
     app: Flask, client: FlaskClient
 ) -> None:

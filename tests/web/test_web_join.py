@@ -85,12 +85,17 @@ def test_join_codes_avoid_ambiguous_characters() -> None:
     assert db.normal_code(" ab-c2 34 ") == "ABC234"
 
 
-def test_host_screen_shows_code_qr_and_join_address(client: FlaskClient, table_id: str) -> None:
+def test_host_screen_shows_code_qr_and_join_address(
+    app: Flask, client: FlaskClient, table_id: str
+) -> None:
     html = client.get(f"/t/{table_id}/seats").get_data(as_text=True)
     code = join_code(client, table_id)
     join_url = f"http://localhost/t/{table_id}/join"
     assert join_url in html
-    assert qr_svg(join_url) in html  # drawn on the server from that very address
+    with app.test_request_context():
+        assert qr_svg(join_url) in html  # drawn on the server from that very address
+    russian = client.get(f"/t/{table_id}/seats", headers={"Accept-Language": "ru"})
+    assert "<title>Присоединиться к этому столу</title>" in russian.get_data(as_text=True)
     assert "<svg" in html and "https://" not in html  # no external QR service
     # The editor page of the host shows the code too.
     assert code in client.get(f"/t/{table_id}").get_data(as_text=True)
@@ -285,6 +290,31 @@ def test_stale_field_is_refused_with_the_fresh_board(
     assert resp.status_code == 409
     assert 'value="5"' in resp.get_data(as_text=True)  # the fresh board
     assert stored_doc(app, table_id)["players"][1]["residents"] == 5
+
+
+def test_a_stale_table_rules_form_does_not_undo_another_phones_rules(
+    app: Flask, client: FlaskClient, table_id: str
+) -> None:
+    # The table's rules are no player's sheet: a phone that drew them before another phone
+    # changed them must not silently put the old ones back.
+    client.post(f"/t/{table_id}/everyone", data={"allowed": "on"})
+    boris = phone(app)
+    claim(boris, table_id, 1)
+    host_sheet, _version = tags(editor_html(client, table_id, 0))
+    rules = {"action": "table_rules", "variant": "standard"}
+    rules |= {f"express_{n}": str(n * n) for n in range(2, 7)}
+    boris_sheet, _version = tags(editor_html(boris, table_id, 1))
+    assert field(boris, table_id, p=1, v=boris_sheet, **{**rules, "express_3": 10}) == 200
+    resp = client.post(
+        f"/t/{table_id}/field", data={"p": "0", "v": host_sheet, **rules}, headers=HX
+    )
+    assert resp.status_code == 409 and 'value="10"' in resp.get_data(as_text=True)
+    assert stored_doc(app, table_id)["options"]["valley_express"]["3"] == 10
+    # The fresh editor's tag takes the change; a tap on one's own sheet is not refused.
+    host_sheet, _version = tags(resp.get_data(as_text=True))
+    assert field(client, table_id, p=0, v=host_sheet, residents=4) == 200
+    assert field(client, table_id, p=0, v=tags(editor_html(client, table_id, 0))[0], **rules) == 200
+    assert stored_doc(app, table_id)["options"]["valley_express"]["3"] == 9
 
 
 def test_shared_records_need_the_right_to_edit_every_board(app: Flask, client: FlaskClient) -> None:

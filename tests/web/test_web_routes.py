@@ -225,6 +225,21 @@ def test_undo_shows_the_board_it_changed_and_says_so(client: FlaskClient, table_
     assert 'data-player="0"' in html and 'id="editor-message"' not in html
 
 
+def test_undo_of_a_change_to_no_board_says_so(
+    app: Flask, client: FlaskClient, table_id: str
+) -> None:
+    # The table's rules are no player's board: the undo still says what it did.
+    rules = {"p": "0", "action": "table_rules", "variant": "kids"}
+    rules |= {f"express_{n}": str(n * n) for n in range(2, 7)}
+    assert client.post(f"/t/{table_id}/field", data=rules, headers=HX).status_code == 200
+    for step, said in (("undo", "Undone for the table."), ("redo", "Redone for the table.")):
+        html = client.post(f"/t/{table_id}/{step}", data={"p": "0"}, headers=HX).get_data(
+            as_text=True
+        )
+        assert re.search(rf'id="editor-message">{said}<', html)
+    assert stored_doc(app, table_id)["options"]["variant"] == "kids"
+
+
 def test_residents_field(app: Flask, client: FlaskClient, table_id: str) -> None:
     resp = client.post(f"/t/{table_id}/field", data={"p": "1", "residents": "7"}, headers=HX)
     assert resp.status_code == 200
