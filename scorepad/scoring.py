@@ -58,6 +58,12 @@ class Result:
     def player(self, name: str) -> PlayerResult:
         return next(p for p in self.players if p.name == name)
 
+    @property
+    def anything_scored(self) -> bool:
+        """Whether any category of any player holds points (won or lost): before that every
+        player ties on 0 and nobody "leads"; totals alone can cancel out (+5, -5)."""
+        return any(v for p in self.players for v in p.categories.values())
+
     def to_json(self) -> dict[str, Any]:
         """The result object of ``formats.md`` (``tiebreaks`` and ``extra`` keys extend it)."""
         doc: dict[str, Any] = {

@@ -864,6 +864,21 @@ def _ledger_shape_problems(tables: Sequence[Table]) -> list[str]:
     return problems
 
 
+def board_after(game: Ledger, name: str) -> tuple[str, ...]:
+    """A player's board as the last recorded phase left it: that phase's board, and a
+    marmot on each of its cleared burrows if the player won it ("Победитель должен поместить
+    сурков поверх всех очищенных Нор"). The board can only go on from there."""
+    last = game.phases[-1]
+    rows = _board(last.table, name).rows
+    return tuple(row.replace(CLEARED, MARMOT) for row in rows) if name in last.winners else rows
+
+
+def can_follow(before: str, now: str) -> bool:
+    """Whether square code ``now`` can follow ``before`` in a later phase: tiles never move
+    and marmots never leave (``_LATER_CODES``)."""
+    return now in _LATER_CODES[before]
+
+
 def _with_marmots(table: Table, marmots: Mapping[str, set[Square]]) -> Table:
     """Show the marmots a phase winner put on its cleared burrows, if recorded as cleared."""
     boards = []
@@ -883,7 +898,7 @@ def _check_history(previous: Table, table: Table, number: int) -> None:
         for r, row in enumerate(before.rows):
             for c, old in enumerate(row):
                 new = board.rows[r][c]
-                if new not in _LATER_CODES[old]:
+                if not can_follow(old, new):
                     problems.append(
                         f"phase {number}, player {board.name!r}, square ({r}, {c}): "
                         f"{SQUARE_CODES[old]} {old!r} in phase {number - 1} cannot become "

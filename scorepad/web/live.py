@@ -24,6 +24,7 @@ from scorepad.web import db
 from scorepad.web.boards import player_index
 from scorepad.web.editor import boards_context, editor_context, sheet_tag
 from scorepad.web.htmx import page_or_fragment
+from scorepad.web.i18n import current_language
 from scorepad.web.seats import join_code
 
 bp = Blueprint("live", __name__)
@@ -34,7 +35,9 @@ VIEWS = ("editor", "screen", "results")
 
 
 def etag(version: int) -> str:
-    return f'"v{version}"'
+    """A table version as drawn in the page's language: after a language switch the same
+    version is another answer, not a 304 keeping the old language."""
+    return f'"v{version}-{current_language()}"'
 
 
 @bp.get("/t/<table_id>/live")

@@ -163,7 +163,7 @@ def board_photo(table_id: str) -> Response:
     def apply(current: db.StoredTable) -> tuple[dict[str, Any], dict[str, Any]]:
         if seen and seen != sheet_tag(current.doc, player):
             raise db.Conflict("the sheet changed while the photo was read")
-        doc = reader.from_photo(current.doc, player, result)
+        doc = reader.from_photo(current.doc, current.meta, player, result)
         try:
             parsed = engine.parse(doc)
         except BoardError as err:

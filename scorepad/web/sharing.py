@@ -16,6 +16,7 @@ from scorepad.share import labels, to_csv
 from scorepad.web import db
 from scorepad.web.editor import table_result
 from scorepad.web.htmx import error_page
+from scorepad.web.i18n import current_language
 from scorepad.web.vocab import recap, sentence, term, words
 
 bp = Blueprint("sharing", __name__)
@@ -49,8 +50,9 @@ def _labels(result: Result) -> dict[str, str]:
 
 
 def _versioned(resp: Response, stored: db.StoredTable) -> Response:
-    """Cheap repeats: the same table version is the same file (``304`` on revalidation)."""
-    resp.set_etag(f"v{stored.version}")
+    """Cheap repeats: the same table version, in the same language, is the same file
+    (``304`` on revalidation)."""
+    resp.set_etag(f"v{stored.version}-{current_language()}")
     resp.headers["Cache-Control"] = "private, no-cache"
     resp.make_conditional(request)  # turns this very response into a 304 when it can
     return resp

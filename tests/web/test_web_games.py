@@ -15,7 +15,7 @@ from scorepad.games import spring_meadow as sm
 from scorepad.games.seasons_cards import BESPELLED_GRIMOIRE, JEWEL_OF_THE_ANCIENTS
 from scorepad.web import db
 from scorepad.web.boards.harmonies import solo_suns
-from scorepad.web.boards.spring_meadow import square_place
+from scorepad.web.boards.spring_meadow import from_photo, square_place
 
 
 def field(client: FlaskClient, table_id: str, **values: object) -> object:
@@ -353,6 +353,52 @@ def test_spring_meadow_phase_ledger(app: Flask, client: FlaskClient, meadow: str
     resp = field(client, meadow, p=0, action="record_phase")
     assert resp.status_code == 422 and "game is over" in message(resp)
     assert field(client, meadow, p=0, action="active", active="Zoe").status_code == 422
+
+
+def test_spring_meadow_after_a_phase_tiles_never_move_and_marmots_never_leave(
+    app: Flask, client: FlaskClient, meadow: str
+) -> None:
+    # A board edited after a recorded phase must stay a board that phase can lead to, else
+    # the live score, the next phase's record and an exported file all disagree.
+    tap(client, meadow, p=0, line=1)
+    tap(client, meadow, p=0, tool="c", row=10, col=0)
+    field(client, meadow, p=0, action="record_phase")  # Anna wins: a marmot on (10, 0)
+    before = stored_doc(app, meadow)
+    resp = tap(client, meadow, p=0, tool="c", row=10, col=0)
+    assert resp.status_code == 422
+    assert message(resp) == "A marmot sits on that burrow since phase 1: marmots never leave."
+    resp = tap(client, meadow, p=0, tool="clear", squares="14,0;14,1")
+    assert resp.status_code == 422
+    assert message(resp) == "A tile lay on that square when phase 1 was recorded: tiles never move."
+    assert stored_doc(app, meadow) == before
+    # Going on from the phase is allowed: a tile over the marmot, a new tile, a new clearing.
+    assert tap(client, meadow, p=0, tool="#", row=10, col=0).status_code == 200
+    assert tap(client, meadow, p=0, tool="#", row=13, col=0).status_code == 200
+    assert tap(client, meadow, p=0, tool="clear", row=13, col=0).status_code == 200  # undone
+    assert tap(client, meadow, p=0, tool="c", row=9, col=5).status_code == 200
+    exported = client.get(f"/t/{meadow}/export").get_data(as_text=True)
+    assert client.post("/import", data={"text": exported}).status_code == 303
+
+
+def test_spring_meadow_a_photo_after_a_phase_keeps_what_the_phase_left() -> None:
+    layout = sm.example_layout()
+    board = sm.fill_row(sm.empty_board("vertical", layout), "vertical", 1)
+    board = (*board[:10], "c" + board[10][1:], *board[11:])
+    players = [
+        {"name": n, "rows": list(board), "layout": layout.name, "orientation": "vertical"}
+        for n in ("Anna", "Boris")
+    ]
+    doc = {"game": "spring-meadow", "options": {"layouts": [sm.dump_layout(layout)]}}
+    doc["players"] = players
+    meta = {"phases": [json.loads(json.dumps(doc))]}  # Anna and Boris tie: both win
+    read = list(board)
+    read[14] = "." + read[14][1:]  # a tile not seen
+    read[13] = "#" + read[13][1:]  # a new tile
+    found = {"player": {"orientation": "vertical", "rows": read}}
+    rows = from_photo(doc, meta, 0, found)["players"][0]["rows"]
+    assert rows[14] == board[14] and rows[13][0] == "#"
+    assert rows[10][0] == "m"  # the winner's marmot, read as the cleared burrow it was
+    assert from_photo(doc, {}, 0, found)["players"][0]["rows"] == read  # no phase yet
 
 
 def other_side(app: Flask) -> str:

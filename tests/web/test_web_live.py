@@ -47,10 +47,13 @@ def test_an_unchanged_poll_is_204_and_renders_nothing(
     monkeypatch.setattr(editor, "scored", no_scoring)
     resp = client.get(url, headers=HX)
     assert resp.status_code == 204 and resp.data == b""
-    assert resp.headers["ETag"] == '"v1"'
-    # Without ``v``, the ETag does the same for any HTTP client.
-    plain = client.get(f"/t/{table_id}/live?view=editor", headers={"If-None-Match": '"v1"'})
+    assert resp.headers["ETag"] == '"v1-en"'
+    # Without ``v``, the ETag does the same for any HTTP client, in the same language.
+    plain = client.get(f"/t/{table_id}/live?view=editor", headers={"If-None-Match": '"v1-en"'})
     assert plain.status_code == 304
+    monkeypatch.undo()  # a poll in another language is drawn again
+    russian = {"If-None-Match": '"v1-en"', "Accept-Language": "ru"}
+    assert client.get(f"/t/{table_id}/live?view=editor", headers=russian).status_code == 200
 
 
 def test_another_phones_edit_reaches_the_standings(
@@ -63,7 +66,7 @@ def test_another_phones_edit_reaches_the_standings(
     tap(boris, table_id, p=1, tool="sheep", q=0, r=1)
     resp = client.get(url, headers=HX)
     html = resp.get_data(as_text=True)
-    assert resp.status_code == 200 and resp.headers["ETag"] == '"v3"'
+    assert resp.status_code == 200 and resp.headers["ETag"] == '"v3-en"'
     total = engine_result(stored_doc(app, table_id)).players[1].total
     shown = re.search(r'data-total="Boris" class="[^"]*">(-?\d+)<', html)
     assert shown and int(shown.group(1)) == total != 0

@@ -160,6 +160,32 @@ def test_before_anyone_scores_nobody_leads(client: FlaskClient, table_id: str) -
     assert re.search(r'id="leaders">\s*Winner: Anna\s*<', html) and "Leading:" not in html
 
 
+def test_points_that_cancel_out_are_points_and_a_finished_tie_on_0_has_winners(
+    client: FlaskClient,
+) -> None:
+    seasons = new_table(client, {"game": "seasons"}, ["Anna", "Boris"])
+    html = client.get(f"/t/{seasons}").get_data(as_text=True)
+    assert "No points yet." in html
+    client.post(f"/t/{seasons}/finish")  # nobody scored: the result still names its winners
+    html = client.get(f"/t/{seasons}").get_data(as_text=True)
+    assert "No points yet." not in html and re.search(r'id="leaders">\s*Winners: Anna, Boris', html)
+    client.post(f"/t/{seasons}/reopen")
+    fields = {"p": "0", "action": "counts", "crystals": "5", "bonuses_used": "1"}  # a bonus: -5
+    html = client.post(f"/t/{seasons}/field", data=fields, headers=HX).get_data(as_text=True)
+    assert re.search(r'data-total="Anna" class="[^"]*">0<', html)
+    assert "No points yet." not in html and "Leading:" in html
+
+
+def test_the_big_screen_says_how_a_tie_was_broken(client: FlaskClient) -> None:
+    resp = client.post("/import", data={"text": EXAMPLE.read_text(encoding="utf-8")})
+    table_id = resp.headers["Location"].rsplit("/", 1)[-1]
+    results = client.get(f"/t/{table_id}/results").get_data(as_text=True)
+    broken = re.findall(r"<li>([^<]*ahead of[^<]*)</li>", results)
+    assert broken  # the example's tie on 32, broken on sunflowers
+    screen = client.get(f"/t/{table_id}/screen").get_data(as_text=True)
+    assert 'id="screen-tiebreaks"' in screen and all(line in screen for line in broken)
+
+
 def test_invalid_tap_is_422_and_stores_nothing(
     app: Flask, client: FlaskClient, table_id: str
 ) -> None:

@@ -84,6 +84,9 @@ def test_png_results_card(client: FlaskClient, table_id: str) -> None:
     # Unchanged table, same file: a revalidation costs nothing.
     again = client.get(f"/t/{table_id}/card.png", headers={"If-None-Match": resp.headers["ETag"]})
     assert again.status_code == 304
+    # Another language is another file: a revalidation must not keep the old one.
+    russian = {"If-None-Match": resp.headers["ETag"], "Accept-Language": "ru"}
+    assert client.get(f"/t/{table_id}/card.png", headers=russian).status_code == 200
     tap(client, table_id, p=1, tool="house", q=0, r=0)
     fresh = client.get(f"/t/{table_id}/card.png", headers={"If-None-Match": resp.headers["ETag"]})
     assert fresh.status_code == 200

@@ -93,7 +93,7 @@ class PhotoKit(Protocol):
     def photo_hints(self, doc: Mapping[str, Any], player: int) -> dict[str, Any]: ...
 
     def from_photo(
-        self, doc: dict[str, Any], player: int, found: Mapping[str, Any]
+        self, doc: dict[str, Any], meta: Mapping[str, Any], player: int, found: Mapping[str, Any]
     ) -> dict[str, Any]: ...
 
 

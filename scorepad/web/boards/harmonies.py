@@ -146,7 +146,9 @@ def photo_hints(doc: Mapping[str, Any], player: int) -> dict[str, Any]:
     return {"side": doc.get("options", {}).get("side"), "whole": True}
 
 
-def from_photo(doc: dict[str, Any], player: int, found: Mapping[str, Any]) -> dict[str, Any]:
+def from_photo(
+    doc: dict[str, Any], meta: Mapping[str, Any], player: int, found: Mapping[str, Any]
+) -> dict[str, Any]:
     """The player's hexes as the photo shows them (cards are kept)."""
     new, board = with_player_copy(doc, player)
     board["cells"] = copy.deepcopy(found["player"]["cells"])

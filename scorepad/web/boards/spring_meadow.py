@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Mapping, Set
+from collections.abc import Mapping, Sequence, Set
 from functools import lru_cache
 from typing import Any
 
@@ -213,6 +213,7 @@ def tap(
             raise EditRefused(
                 gettext("There is no counted line “%(line)s”.", line=form["line"][:12])
             )
+        _keep_history(meta, board["name"], board["rows"], list(rows))
         board["rows"] = list(rows)
         return new
     tool = form.get("tool", "")
@@ -234,7 +235,9 @@ def tap(
             grid[row][col] = sm.OPEN if (row, col) in burrows else sm.SNOW
         else:
             grid[row][col] = tool
-    board["rows"] = ["".join(row) for row in grid]
+    drawn = ["".join(row) for row in grid]
+    _keep_history(meta, board["name"], board["rows"], drawn)
+    board["rows"] = drawn
     return new
 
 
@@ -244,12 +247,57 @@ def photo_hints(doc: Mapping[str, Any], player: int) -> dict[str, Any]:
     return {"layout": layout} if layout is not None else {}
 
 
-def from_photo(doc: dict[str, Any], player: int, found: Mapping[str, Any]) -> dict[str, Any]:
-    """The player's board as the photo shows it, in the orientation the photo shows."""
+def from_photo(
+    doc: dict[str, Any], meta: Mapping[str, Any], player: int, found: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The player's board as the photo shows it, in the orientation the photo shows. After a
+    recorded phase a square the photo reads as going back (a tile lifted, a marmot read as
+    a cleared burrow) keeps the code that phase left: the ledger is the record."""
     new, board = with_player_copy(doc, player)
     board["orientation"] = found["player"]["orientation"]
-    board["rows"] = list(found["player"]["rows"])
+    rows = list(found["player"]["rows"])
+    after = _board_after(meta, board["name"])
+    if after is not None and board["orientation"] == doc["players"][player].get("orientation"):
+        rows = [
+            "".join(now if sm.can_follow(was, now) else was for was, now in zip(a, b, strict=True))
+            for a, b in zip(after, rows, strict=True)
+        ]
+    board["rows"] = rows
     return new
+
+
+def _board_after(meta: Mapping[str, Any], name: str) -> tuple[str, ...] | None:
+    """The player's board as the last recorded phase left it (None before the first)."""
+    game = ledger(meta)
+    return sm.board_after(game, name) if game is not None else None
+
+
+def _keep_history(
+    meta: Mapping[str, Any], name: str, before: Sequence[str], rows: Sequence[str]
+) -> None:
+    """After a recorded phase, a change may only go on from the board it left: tiles never
+    move and marmots never leave (the rule the ledger checks: ``sm.can_follow``)."""
+    after = _board_after(meta, name)
+    if after is None:
+        return
+    phase = len(meta.get("phases", []))
+    for was_row, old_row, new_row in zip(after, before, rows, strict=True):
+        for was, old, new in zip(was_row, old_row, new_row, strict=True):
+            if new == old or sm.can_follow(was, new):
+                continue
+            if was == sm.MARMOT:
+                raise EditRefused(
+                    gettext(
+                        "A marmot sits on that burrow since phase %(n)s: marmots never leave.",
+                        n=phase,
+                    )
+                )
+            raise EditRefused(
+                gettext(
+                    "A tile lay on that square when phase %(n)s was recorded: tiles never move.",
+                    n=phase,
+                )
+            )
 
 
 def set_field(

@@ -212,7 +212,9 @@ def photo_hints(doc: Mapping[str, Any], player: int) -> dict[str, Any]:
     return {"layout": {"name": "this table's sheet", "cells": cells}}
 
 
-def from_photo(doc: dict[str, Any], player: int, found: Mapping[str, Any]) -> dict[str, Any]:
+def from_photo(
+    doc: dict[str, Any], meta: Mapping[str, Any], player: int, found: Mapping[str, Any]
+) -> dict[str, Any]:
     """The player's sheet as the photo shows it, its residents tally too when the photo's
     was read (else the one typed in is kept)."""
     new, sheet = with_player_copy(doc, player)
