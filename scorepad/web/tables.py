@@ -260,8 +260,9 @@ def check(table_id: str) -> Response:
     if result is None:
         abort(404)
     app_scores = result.players[player].categories
+    shown = game.categories_of(result)  # the rows the results show (a solo game's own)
     rows, message = [], None
-    for key, label in game.categories.items():
+    for key, label in shown.items():
         raw = (source.get(f"cat_{key}") or "").strip()
         paper: int | None = None
         if raw:
@@ -285,7 +286,7 @@ def check(table_id: str) -> Response:
     focus: str | None = source.get("focus") or next(
         (str(r["key"]) for r in rows if r["diff"]), None
     )
-    if focus not in game.categories:
+    if focus not in shown:
         focus = None
     board = board_kit.board(stored.doc, stored.meta, player, result, highlight=focus)
     status = 422 if message else 200
@@ -301,6 +302,7 @@ def check(table_id: str) -> Response:
         names=[p["name"] for p in stored.doc["players"]],
         rows=rows,
         focus=focus,
+        focus_label=shown.get(focus or ""),
         board=board,
         message=message,
         checked=request.method == "POST",

@@ -535,6 +535,11 @@ def test_spring_meadow_one_player_plays_the_solo_game(app: Flask, client: FlaskC
     assert "<h3>Anna — 36 points</h3>" in results  # no rank alone
     recap = client.get(f"/t/{solo}/recap.txt").get_data(as_text=True)
     assert recap.startswith("Spring Meadow: Anna scores 36 points (solo)")
+    # The paper check asks for the rows the solo score has, not a phase's.
+    paper = {"p": "0", "cat_full_rows": "35", "cat_cleared_burrows": "2"}
+    check = client.post(f"/t/{solo}/check", data=paper, headers=HX).get_data(as_text=True)
+    assert "Values written down" in check and "Picnic" not in check
+    assert re.findall(r'data-diff="(-?\d*)"', check) == ["0", "1"]  # rows written down, burrows
 
 
 def test_an_imported_lone_board_without_solo_values_is_a_phase(
