@@ -94,8 +94,9 @@ def _check_unicode(doc: Any) -> None:
         ) from None
 
 
-def where(doc: Any, loc: Sequence[int | str]) -> str:
-    """Name a location in a board file the way a player would: player, cell, key."""
+def where(doc: Any, loc: Sequence[int | str], root: str = "board file") -> str:
+    """Name a location in a board file the way a player would: player, cell, key (``root``
+    for the whole document: a layout is not a board file)."""
     parts: list[str] = []
     node: Any = doc
     i = 0
@@ -112,7 +113,7 @@ def where(doc: Any, loc: Sequence[int | str]) -> str:
         parts.append(f"{key!r}" if isinstance(key, str) else f"item {key + 1}")
         node = child
         i += 1
-    return ", ".join(parts) if parts else "board file"
+    return ", ".join(parts) if parts else root
 
 
 def _child(node: Any, key: int | str) -> Any:
@@ -146,8 +147,9 @@ NOT_A_BOARD_FILE = "this is not a board file (a board file is the JSON text Scor
 M = TypeVar("M", bound=BaseModel)
 
 
-def validate(model: type[M], doc: Any) -> M:
-    """Validate ``doc`` against ``model``; a failure lists every problem with its place."""
+def validate(model: type[M], doc: Any, root: str = "board file") -> M:
+    """Validate ``doc`` against ``model``; a failure lists every problem with its place
+    (``root`` names the whole document)."""
     try:
         return model.model_validate(doc)
     except ValidationError as err:
@@ -164,7 +166,7 @@ def validate(model: type[M], doc: Any) -> M:
                 text = f"{text} {loc[-1]!r}"  # the unknown or missing key itself
                 loc = loc[:-1]
             loc = _data_path(doc, loc)
-            problems.append(f"{where(doc, loc)}: {text}")
+            problems.append(f"{where(doc, loc, root)}: {text}")
         raise BoardError(problems) from None
 
 

@@ -42,11 +42,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     output = json.dumps(doc, indent=2, ensure_ascii=False)
     if args.format == "text":
         output = render_text(result) + ("\n" + ledger_text(ledger) if ledger else "")
+    return emit(output)
+
+
+def emit(output: str) -> int:
+    """Print the result: 0, or 1 with one line when it cannot be written (a full disk),
+    never a traceback. A reader that stopped early (``head``) had all it wanted: 0."""
     try:
         print(output, flush=True)
-    except BrokenPipeError:  # e.g. piped into `head`: the reader has all it wanted
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    return 0
+    except BrokenPipeError:
+        code = 0
+    except OSError as err:
+        print(f"scorepad: cannot write the result: {err.strerror or err}", file=sys.stderr)
+        code = 1
+    else:
+        return 0
+    # Python flushes standard output once more on exit: let that go nowhere.
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return code
 
 
 def score_file(text: bytes) -> tuple[Result, spring_meadow.Ledger | None]:

@@ -319,40 +319,62 @@
   document.addEventListener("DOMContentLoaded", announce);
   document.addEventListener("htmx:afterSettle", announce);
 
-  /* Keyboard players keep their place: the cell that had the focus before the editor was
-   * swapped gets it back in the new editor. */
-  var focusedCell = null;
-  document.addEventListener("htmx:beforeSwap", function () {
-    var el = document.activeElement;
-    focusedCell = null;
-    if (el && el.closest && el.closest("#editor [data-tap]")) {
-      var d = el.dataset;
-      focusedCell = d.row !== undefined ? '[data-row="' + d.row + '"][data-col="' + d.col + '"]'
-        : d.q !== undefined ? '[data-q="' + d.q + '"][data-r="' + d.r + '"]'
-        : d.line !== undefined ? '[data-line="' + d.line + '"]' : null;
+  /* Keyboard players keep their place: what had the focus before the editor was swapped
+   * (a cell, a field, a button, the one the Tab key moved to while a field was sent) gets
+   * it back in the new editor, found by what it is (a cell's place, a field's name, a
+   * button's action, an id), else by its place among the editor's focusable elements. */
+  var FOCUSABLE = "a[href], button, input, select, textarea, summary, [tabindex]";
+  var focused = null;
+  function attr(name, value) { return "[" + name + '="' + String(value).replace(/["\\]/g, "\\$&") + '"]'; }
+  function focusKey(el) {
+    var d = el.dataset;
+    if (el.closest("[data-tap]") === el) {
+      return d.row !== undefined ? attr("data-row", d.row) + attr("data-col", d.col)
+        : d.q !== undefined ? attr("data-q", d.q) + attr("data-r", d.r)
+        : d.line !== undefined ? attr("data-line", d.line) : null;
     }
+    if (el.id) { return attr("id", el.id); }
+    if (el.name) {
+      var key = el.tagName.toLowerCase() + attr("name", el.name);
+      return el.type === "checkbox" || el.type === "radio" || el.tagName === "BUTTON"
+        ? key + attr("value", el.value) : key;
+    }
+    var details = el.tagName === "SUMMARY" && el.parentNode.id;
+    return details ? attr("id", details) + " > summary" : null;
+  }
+  document.addEventListener("htmx:beforeSwap", function () {
+    var el = document.activeElement, ed = editor();
+    focused = null;
+    if (!el || !ed || el === ed || !ed.contains(el)) { return; }
+    var all = Array.prototype.slice.call(ed.querySelectorAll(FOCUSABLE));
+    focused = { key: focusKey(el), index: all.indexOf(el) };
   });
   document.addEventListener("htmx:afterSettle", function () {
-    if (!focusedCell) { return; }
-    var el = document.querySelector("#editor " + focusedCell);
-    focusedCell = null;
+    var ed = editor(), was = focused;
+    focused = null;
+    if (!was || !ed || (document.activeElement && document.activeElement !== document.body)) {
+      return; /* another handler (a photo's message) placed it already */
+    }
+    var el = was.key ? ed.querySelector(was.key) : null;
+    if (!el && was.index >= 0) { el = ed.querySelectorAll(FOCUSABLE)[was.index] || null; }
     if (!el) { return; }
     var grid = el.closest("[data-drag]");
-    if (grid) {
+    if (grid && el.closest("[data-tap]") === el) {
       grid.querySelectorAll('[tabindex="0"]').forEach(function (o) { o.setAttribute("tabindex", "-1"); });
       el.setAttribute("tabindex", "0");
     }
-    el.focus();
+    el.focus({ preventScroll: true });
   });
 
   /* Times are written in UTC by the server; the phone shows them in its own time zone,
-   * in the page's language. */
+   * in the page's language (`data-clock`: the time of day only). */
   function localTimes(root) {
     root.querySelectorAll("time[datetime]").forEach(function (t) {
       var when = new Date(t.getAttribute("datetime"));
       if (isNaN(when)) { return; }
-      t.textContent = when.toLocaleString(document.documentElement.lang || undefined,
-        { dateStyle: "medium", timeStyle: "short" });
+      var style = t.hasAttribute("data-clock") ? { timeStyle: "short" }
+        : { dateStyle: "medium", timeStyle: "short" };
+      t.textContent = when.toLocaleString(document.documentElement.lang || undefined, style);
     });
   }
   localTimes(document);
@@ -386,6 +408,23 @@
     if (box.scrollLeft > 1) { more.push("left"); }
     if (box.scrollLeft + box.clientWidth < box.scrollWidth - 6) { more.push("right"); }
     box.setAttribute("data-more", more.join(" "));
+    reachable(box);
+  }
+  /* A score table that scrolls sideways holds nothing focusable: the keyboard reaches its
+   * hidden columns only if the box itself takes the focus (a region named as its table). */
+  function reachable(box) {
+    if (!box.classList.contains("scroll")) { return; }
+    var table = box.querySelector("table");
+    if (box.scrollWidth > box.clientWidth + 1 && table) {
+      box.setAttribute("tabindex", "0");
+      box.setAttribute("role", "region");
+      var named = table.getAttribute("aria-labelledby");
+      var caption = table.querySelector("caption");
+      if (named) { box.setAttribute("aria-labelledby", named); }
+      else if (caption) { box.setAttribute("aria-label", caption.textContent.trim()); }
+    } else if (box.hasAttribute("tabindex")) {
+      ["tabindex", "role", "aria-labelledby", "aria-label"].forEach(function (a) { box.removeAttribute(a); });
+    }
   }
   function showChosen(box) {
     var tool = box.querySelector("label > input:checked");

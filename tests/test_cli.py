@@ -356,3 +356,18 @@ def test_endless_input_is_cut_at_the_size_limit() -> None:
     )
     assert proc.returncode == 2
     assert proc.stderr.decode().strip() == "scorepad: board file is too large (over 2000 kB)"
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs Linux's /dev/full")
+def test_a_result_that_cannot_be_written_is_one_line_not_a_traceback() -> None:
+    example = Path(__file__).resolve().parents[1] / "examples" / "seasons.json"
+    with open("/dev/full", "wb") as full:
+        proc = subprocess.run(
+            [sys.executable, "-m", "scorepad", "score", str(example)],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            check=False,
+        )
+    assert proc.returncode == 1
+    said = proc.stderr.decode()
+    assert said == "scorepad: cannot write the result: No space left on device\n", said

@@ -539,6 +539,10 @@ def test_layout_rejects_drawings():
     layout["cells"][0] = layout["cells"][0] | {"item": "house"}
     with pytest.raises(BoardError, match="a layout has nothing drawn on it"):
         sv.parse_layout(layout)
+    # A layout is named as such, not as a board file.
+    with pytest.raises(BoardError) as caught:
+        sv.parse_layout(sv.example_layout() | {"orientation": "flat"})
+    assert caught.value.problems == ["layout: unknown key 'orientation'"]
 
 
 def test_rail_orientations_are_the_nine_legal_tracks():

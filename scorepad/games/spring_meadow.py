@@ -190,7 +190,7 @@ def _layout_from(doc: _LayoutDoc, label: str) -> tuple[Layout | None, list[str]]
 
 def parse_layout(doc: Any) -> Layout:
     """Validate a layout document: ``{"name", "orientation", "rows"}`` with ``.`` and ``o``."""
-    model = validate(_LayoutDoc, doc)
+    model = validate(_LayoutDoc, doc, root="layout")
     layout, problems = _layout_from(model, f"layout {model.name!r}")
     if layout is None:
         raise BoardError(problems)

@@ -62,6 +62,12 @@ def run(args: argparse.Namespace) -> int:
     if args.game != "harmonies" and (args.side or args.whole_turns):
         print("scorepad: --side and --whole-turns are for Harmonies boards", file=sys.stderr)
         return 2
+    if args.game == "harmonies" and args.layout:
+        print(
+            "scorepad: a Harmonies board has no layout: its sides are fixed (--side)",
+            file=sys.stderr,
+        )
+        return 2
     try:
         data = _read(args.photo, "photo")
         layout = _layout(args.layout) if args.layout else None
@@ -74,11 +80,9 @@ def run(args: argparse.Namespace) -> int:
     except PhotoError as err:
         print(f"scorepad: {args.photo}: {_one_line(err)}", file=sys.stderr)
         return 2
-    try:
-        print(json.dumps(result, indent=1, ensure_ascii=False))
-    except BrokenPipeError:  # the reader (e.g. `head`) stopped early: not our error
-        sys.stderr.close()
-    return 0
+    from scorepad.cli import emit  # here: scorepad.cli imports this module
+
+    return emit(json.dumps(result, indent=1, ensure_ascii=False))
 
 
 def _layout(path: str) -> Any:

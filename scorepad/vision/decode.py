@@ -51,8 +51,9 @@ def decode(data: bytes, target_side: int = 2000) -> np.ndarray:
     reduced to about ``target_side`` (JPEGs are decoded at reduced scale directly, which is
     what keeps a 12 MP photo fast and small in memory)."""
     if len(data) > MAX_BYTES:
+        megabytes = -(-len(data) // 2**20)  # rounded up: over the limit, never "as large"
         raise PhotoError(
-            f"the photo is too large ({len(data) // 2**20} MB; at most {MAX_BYTES // 2**20} MB)"
+            f"the photo is too large ({megabytes} MB; at most {MAX_BYTES // 2**20} MB)"
         )
     if len(data) < 16:
         raise PhotoError("the file is empty or is not an image")

@@ -460,6 +460,7 @@ SENTENCES = (
     N_("options, %(key)s: %(why)s"),
     N_("players: %(why)s"),
     N_("board file: %(why)s"),
+    N_("layout: %(why)s"),
     N_("%(key)s: %(why)s"),
     N_("missing required key %(key)s"),
     N_("unknown key %(key)s"),
@@ -495,6 +496,12 @@ SENTENCES = (
     N_("%(key)s and %(key2)s are both %(n)s settlements"),
     N_("the table is empty; leave it out to use n → n²"),
     N_("rail side %(n)s is not a direction index 0..5"),
+    N_(
+        "rail sides %(n)s and %(m)s are %(why)s: a track joins opposite sides (straight) or two "
+        "sides with one side between them (curve)"
+    ),
+    N_("the same side"),
+    N_("neighbouring sides"),
     N_("a rail needs 'sides': the two sides (0..5) its track joins"),
     N_("a hex that is not a mountain needs its printed colour 'area'"),
     N_("%(key)s belongs to a rail, not to an empty hex"),
@@ -604,9 +611,16 @@ def _piece(name: str, value: str) -> str | None:
 
 
 def _phrase(text: str) -> str | None:
-    """A term or a sentence in the player's language, or ``None`` when not understood."""
+    """A term or a sentence in the player's language, or ``None`` when not understood.
+
+    Of the templates that read ``text``, the one keeping the least of it as it is (names,
+    numbers) wins, the first listed on a tie: "player %(name)s: %(why)s" also reads "player
+    'Anna', animal card 3 (track 3-6-10-16): ..." with the card inside the name, which would
+    stay in English, and "%(a)s and %(b)s still tied after ..." reads a whole tie-break list
+    with its head inside ``a``."""
     if text in _PLAIN:
         return str(gettext(text))
+    best: tuple[int, str] | None = None
     for pattern, template in _patterns():
         match = pattern.fullmatch(text)
         if match is None:
@@ -614,8 +628,15 @@ def _phrase(text: str) -> str | None:
         pieces = {name: _piece(name, value) for name, value in match.groupdict().items()}
         if any(p is None for p in pieces.values()):
             continue
-        return str(gettext(template, **pieces))
-    return None
+        kept = sum(len(v) for k, v in match.groupdict().items() if _kept(k))
+        if best is None or kept < best[0]:
+            best = (kept, str(gettext(template, **pieces)))
+    return None if best is None else best[1]
+
+
+def _kept(name: str) -> bool:
+    """Whether a placeholder's text is kept as it is (a name, a number), not translated."""
+    return name.rstrip("0123456789") not in _KINDS
 
 
 def sentence(text: str | None) -> str:

@@ -297,6 +297,14 @@ def test_cli_refuses_harmonies_options_for_another_game(tmp_path, capsys, option
     assert "are for Harmonies boards" in capsys.readouterr().err
 
 
+def test_cli_refuses_a_layout_for_a_harmonies_board(tmp_path, capsys):
+    path, layout = tmp_path / "board.jpg", tmp_path / "layout.json"
+    path.write_bytes(b"not read")
+    layout.write_text("{}")
+    assert run_cli(["recognize", str(path), "--game", "harmonies", "--layout", str(layout)]) == 2
+    assert "a Harmonies board has no layout" in capsys.readouterr().err
+
+
 def run_cli(argv):
     import argparse
 

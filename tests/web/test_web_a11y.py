@@ -264,6 +264,22 @@ def test_no_screen_scrolls_sideways_on_a_small_phone(site: Site, language: str) 
 
 
 @pytest.mark.browser
+def test_a_long_one_word_name_does_not_widen_a_small_phone(site: Site) -> None:
+    """Names hold up to 40 characters; one long word must break, not widen the page."""
+    name = "Oleksandrovychivskyi" * 2
+    table_id = site.create(SV_FORM, [name, "Bo"])
+    site.post(f"/t/{table_id}/tap", p=0, tool="house", q=0, r=0)
+    wide = {}
+    with viewed(site, 320) as page:
+        page.goto(f"{site.url}/lang/uk")
+        for path in ("", "/results", "/screen", "/seats", "/join", "/check"):
+            page.goto(f"{site.url}/t/{table_id}{path}")
+            if page.evaluate("document.documentElement.scrollWidth") > 320:
+                wide[path] = page.evaluate(STICKING_OUT)
+    assert not wide, wide
+
+
+@pytest.mark.browser
 def test_theme_switch_is_remembered_and_checked_by_axe(site: Site) -> None:
     page = site.page
     page.emulate_media(color_scheme="light")
@@ -355,6 +371,9 @@ def test_five_players_on_a_small_phone_keep_the_chosen_column_in_view(site: Site
         box = page.locator("#breakdown")
         frame = box.bounding_box()
         assert page.evaluate("(b) => b.scrollWidth > b.clientWidth + 40", box.element_handle())
+        # Its hidden columns are reachable from the keyboard: the box takes the focus.
+        assert (box.get_attribute("tabindex"), box.get_attribute("role")) == ("0", "region")
+        assert box.get_attribute("aria-label") == "Scores by category (rows) and player (columns)"
         category = page.locator("#breakdown thead th").first.bounding_box()
         chosen = page.locator("#breakdown thead th.current")
         assert chosen.inner_text() == "Maximilian"
@@ -370,6 +389,11 @@ def test_five_players_on_a_small_phone_keep_the_chosen_column_in_view(site: Site
         page.goto(f"{site.url}/t/{table_id}?p=0")  # the first player: nothing to bring in
         assert box.evaluate("b => b.scrollLeft") == 0
         assert box.get_attribute("data-more") == "right"
+    two = site.create(SV_FORM, ["Anna", "Bo"])
+    with viewed(site, 390) as page:
+        page.goto(f"{site.url}/t/{two}")
+        page.wait_for_selector("#breakdown[data-more='']")
+        assert page.locator("#breakdown").get_attribute("tabindex") is None  # nothing hidden
 
 
 @pytest.mark.browser
@@ -453,6 +477,31 @@ def test_spring_meadow_squares_work_from_the_keyboard(site: Site) -> None:
     assert focused == ["1", "1"]
     page.keyboard.press("Enter")
     page.wait_for_selector('#editor [data-row="1"][data-col="1"][data-code="#"]')
+
+
+@pytest.mark.browser
+def test_the_keyboard_keeps_its_place_when_the_editor_is_redrawn(site: Site) -> None:
+    """Every change redraws the editor; what had the focus (or what Tab moved it to while a
+    field was sent) has it again, so the keyboard goes on from there, not from the page."""
+    table_id = site.create(SV_FORM, ["Anna", "Boris"])
+    page = site.page
+    page.goto(f"{site.url}/t/{table_id}")
+    page.focus("input[name=residents]")
+    page.keyboard.type("4")
+    page.keyboard.press("Tab")  # the field is sent; the focus moves on meanwhile
+    after = page.evaluate("document.activeElement.outerHTML.slice(0, 60)")
+    page.wait_for_selector("input[name=residents][value='4']")
+    page.wait_for_timeout(100)  # settled
+    assert page.evaluate("document.activeElement.outerHTML.slice(0, 60)") == after != ""
+    page.click("#palette input[value='house'] + span")
+    page.click('#editor [data-q="0"][data-r="0"]')
+    page.wait_for_selector('#editor [data-q="0"][data-r="0"][data-item="house"]')
+    undo = "#editor button:has-text('Undo')"
+    page.focus(undo)
+    page.keyboard.press("Enter")
+    page.wait_for_selector('#editor [data-q="0"][data-r="0"][data-item=""]')
+    page.wait_for_timeout(100)
+    assert page.evaluate("document.activeElement.textContent.trim()") == "Undo"
 
 
 # --- colour is never the only clue (server-rendered, no browser needed) ---------------------

@@ -537,7 +537,21 @@ def board_file_problems() -> list[str]:
     for game in games.available():
         example = json.loads((EXAMPLES / f"{game}.json").read_text())
         for path in itertools.islice(paths(example, []), 1, 300):
-            for bad in ("x", "", -7, 1.5, [], [0, 1, 2], {}, None, 10**6, True, ...):
+            for bad in (
+                "x",
+                "",
+                -7,
+                1.5,
+                [],
+                [0, 1],
+                [2, 2],
+                [0, 1, 2],
+                {},
+                None,
+                10**6,
+                True,
+                ...,
+            ):
                 doc = copy.deepcopy(example)
                 parent = doc
                 for key in path[:-1]:
@@ -574,6 +588,26 @@ def test_every_board_file_problem_is_translated(russian: None) -> None:
     )
 
 
+def test_a_named_place_is_translated_whole_not_taken_for_a_name(russian: None) -> None:
+    # "player %(name)s: %(why)s" matches these too, the card or row inside the name, which
+    # would then stay in English: the most specific template wins.
+    card = "player 'Anna', animal card 3 (track 3-6-10-16): "
+    assert vocab.sentence(
+        card + "1 cube(s) claimed, but no hex with a cube matches its pattern"
+    ) == (
+        "игрок 'Anna', карта животного 3 (шкала 3-6-10-16): заявлено кубиков: 1, но её узору "
+        "не соответствует ни один гекс с кубиком"
+    )
+    cards = "player 'Anna', animal cards 3, 5: "
+    why = "2 cube(s) claimed between them, but only 1 hex with a cube matches their patterns"
+    assert vocab.sentence(cards + why) == (
+        "игрок 'Anna', карты животных 3, 5: на них заявлено кубиков: 2, но их узорам "
+        "соответствует только 1 гекс с кубиком"
+    )
+    row = vocab.sentence("player 'Anna', row 3: 9 squares; a vertical board row has 10")
+    assert row.startswith("игрок 'Anna', ряд 3: ") and "row" not in row
+
+
 def test_the_import_screen_lists_a_files_problems_in_the_players_language(
     client: FlaskClient,
 ) -> None:
@@ -592,7 +626,7 @@ def test_the_import_screen_lists_a_files_problems_in_the_players_language(
 #: :func:`vision_refusals` until it is given its values here.
 VISION_VALUES: dict[str, list[str]] = {
     "game": ["Harmonies", "Spring Meadow"],  # boards.no_board
-    "len(data) // 2 ** 20": ["31"],
+    "megabytes": ["31"],
     "MAX_BYTES // 2 ** 20": ["30"],
     "MAX_PIXELS // 10 ** 6": ["60"],
     "width": ["4000"],

@@ -10,7 +10,9 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Iterator
+from datetime import datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 from conftest import LiveServer
@@ -20,13 +22,17 @@ pytestmark = pytest.mark.browser
 
 #: Polls every 1.5 s: another phone's edit must show within 2 s.
 LIVE_MS = 2000
+#: The phones' time zone, not the server's (UTC): times show in the phone's.
+PHONE_ZONE = "Asia/Kolkata"
 
 
 @pytest.fixture
 def phones(browser: Any, live_server: LiveServer) -> Iterator[list[Any]]:
     contexts, pages, errors = [], [], []
     for _ in range(3):
-        context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True)
+        context = browser.new_context(
+            viewport={"width": 390, "height": 844}, has_touch=True, timezone_id=PHONE_ZONE
+        )
         page = context.new_page()
         page.set_default_timeout(20_000)
         page.on("pageerror", lambda e: errors.append(str(e)))
@@ -100,6 +106,14 @@ def test_two_phones_play_one_table(phones: list[Any], live_server: LiveServer) -
     assert guest.locator("#seat-list li[data-seat='0'] .badge").text_content() == "taken"
     guest.click("button.seat-claim:has-text('Boris')")
     guest.wait_for_selector("#editor[data-player='1']")
+    host.goto(f"{base}/t/{table}/seats")  # when Boris's phone joined, in the host's time
+    stamp = host.get_attribute("#seat-list li[data-seat='1'] time[data-clock]", "datetime")
+    assert stamp
+    joined = datetime.fromisoformat(stamp.replace("Z", "+00:00")).astimezone(ZoneInfo(PHONE_ZONE))
+    shown = host.text_content("#seat-list li[data-seat='1'] time[data-clock]")
+    assert shown == f"{joined.hour % 12 or 12}:{joined.minute:02d} {joined.strftime('%p')}"
+    host.goto(f"{base}/t/{table}")
+    host.wait_for_selector("#editor[data-player='0']")
 
     # Boris: a settlement of two houses and one sheep (+3 − 5), an orange sunflower (+3)
     # next to mountain (4, 2) (+1), 4 residents, the most (+5): 7.
