@@ -205,7 +205,14 @@ def test_host_frees_a_seat(app: Flask, client: FlaskClient, table_id: str) -> No
     boris, vera = phone(app), phone(app)
     claim(boris, table_id, 1)
     assert boris.post(f"/t/{table_id}/seats/1/free").status_code == 403  # not the host
+    page = boris.get(f"/t/{table_id}?p=1").get_data(as_text=True)
+    polled = re.search(r'<div id="live" hx-get="([^"]+)"', page)
+    assert polled and "(you)" in page
+    assert boris.get(polled.group(1).replace("&amp;", "&"), headers=HX).status_code == 204
     assert client.post(f"/t/{table_id}/seats/1/free").status_code == 303
+    # Boris's phone, polling, hears of it: its tabs no longer say the seat is its own.
+    resp = boris.get(polled.group(1).replace("&amp;", "&"), headers=HX)
+    assert resp.status_code == 200 and "(you)" not in resp.get_data(as_text=True)
     assert tap(boris, table_id, p=1, tool="house", q=0, r=0).status_code == 403
     assert table_id not in boris.get("/").get_data(as_text=True)
     assert claim(vera, table_id, 1) == 303  # the seat is free for someone else

@@ -123,17 +123,31 @@ def free_seat(table_id: str, seat: int) -> bool:
             conn.execute(members.update().where(*taken).values(seat=None))
         else:
             conn.execute(members.delete().where(*taken))
+        _move_on(conn, table_id)  # that phone's poll redraws what it may do
         return True
 
 
 def set_everyone_edits(table_id: str, allowed: bool) -> None:
+    """Let every seated phone edit every board, or only its own. The version moves on, so
+    every phone's live poll redraws what it may edit."""
     with writing() as conn:
-        locked(conn, table_id)
-        conn.execute(
-            score_tables.update()
-            .where(score_tables.c.id == table_id)
-            .values(everyone_edits=allowed)
-        )
+        row = locked(conn, table_id)
+        if row.everyone_edits != allowed:
+            conn.execute(
+                score_tables.update()
+                .where(score_tables.c.id == table_id)
+                .values(everyone_edits=allowed)
+            )
+            _move_on(conn, table_id)
+
+
+def _move_on(conn: Connection, table_id: str) -> None:
+    """A new version with the same boards: phones polling the table draw it again."""
+    conn.execute(
+        score_tables.update()
+        .where(score_tables.c.id == table_id)
+        .values(version=score_tables.c.version + 1)
+    )
 
 
 def finish_table(table_id: str, finished: bool = True) -> StoredTable:
