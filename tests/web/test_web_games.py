@@ -14,6 +14,7 @@ from scorepad.games import harmonies as hm
 from scorepad.games import spring_meadow as sm
 from scorepad.games.seasons_cards import BESPELLED_GRIMOIRE, JEWEL_OF_THE_ANCIENTS
 from scorepad.web import db
+from scorepad.web.boards import EditRefused
 from scorepad.web.boards.harmonies import solo_suns
 from scorepad.web.boards.spring_meadow import from_photo, square_place
 
@@ -399,6 +400,9 @@ def test_spring_meadow_a_photo_after_a_phase_keeps_what_the_phase_left() -> None
     assert rows[14] == board[14] and rows[13][0] == "#"
     assert rows[10][0] == "m"  # the winner's marmot, read as the cleared burrow it was
     assert from_photo(doc, {}, 0, found)["players"][0]["rows"] == read  # no phase yet
+    turned = {"player": {"orientation": "horizontal", "rows": ["." * 15] * 10}}
+    with pytest.raises(EditRefused, match="a board is not turned once a scoring phase"):
+        from_photo(doc, meta, 0, turned)
 
 
 def other_side(app: Flask) -> str:

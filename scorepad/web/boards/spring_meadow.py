@@ -257,7 +257,14 @@ def from_photo(
     board["orientation"] = found["player"]["orientation"]
     rows = list(found["player"]["rows"])
     after = _board_after(meta, board["name"])
-    if after is not None and board["orientation"] == doc["players"][player].get("orientation"):
+    if after is not None:
+        if board["orientation"] != doc["players"][player].get("orientation", "vertical"):
+            raise EditRefused(
+                gettext(
+                    "The photo shows the board turned the other way: a board is not turned "
+                    "once a scoring phase is recorded. Photograph it as it lies."
+                )
+            )
         rows = [
             "".join(now if sm.can_follow(was, now) else was for was, now in zip(a, b, strict=True))
             for a, b in zip(after, rows, strict=True)
@@ -278,8 +285,8 @@ def _keep_history(
     """After a recorded phase, a change may only go on from the board it left: tiles never
     move and marmots never leave (the rule the ledger checks: ``sm.can_follow``)."""
     after = _board_after(meta, name)
-    if after is None:
-        return
+    if after is None or [len(r) for r in after] != [len(r) for r in rows]:
+        return  # a board turned since (a table from before this check): the ledger says so
     phase = len(meta.get("phases", []))
     for was_row, old_row, new_row in zip(after, before, rows, strict=True):
         for was, old, new in zip(was_row, old_row, new_row, strict=True):
