@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -137,12 +138,18 @@ def _instance_secret(instance: Path) -> str:
     """A secret key kept in the instance folder, the same for every worker and restart."""
     instance.mkdir(parents=True, exist_ok=True)
     path = instance / "secret_key"
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        return path.read_text().strip()
-    with os.fdopen(fd, "w") as f:
-        f.write(secrets.token_hex(32))
+    if not path.exists():
+        # Written whole under another name, then linked in: workers starting together
+        # (no --preload) never read a key half written, and the first link wins.
+        fd, scratch = tempfile.mkstemp(dir=instance, prefix=".secret_key.")
+        with os.fdopen(fd, "w") as f:
+            f.write(secrets.token_hex(32))
+        try:
+            os.link(scratch, path)
+        except FileExistsError:
+            pass
+        finally:
+            os.unlink(scratch)
     return path.read_text().strip()
 
 

@@ -235,7 +235,13 @@ def _step(
     changed = access.changed_boards(before[-1].doc, stored.doc) if moved else []
     changed = [i for i in changed if i < len(names)]
     if not changed:
-        return _answer(stored, gettext(done_table) if moved else None, 200, found)
+        # A step of the table's own (its rules, a recorded phase) is said; one that only
+        # marked a photo's doubts checked shows itself (the outlines are back).
+        shared = moved and (
+            before[-1].doc != stored.doc
+            or before[-1].meta.get("phases") != stored.meta.get("phases")
+        )
+        return _answer(stored, gettext(done_table) if shared else None, 200, found)
     # Shown on the board it changed, and said: a step on another player's tab went unseen.
     said = gettext(done, name=names[changed[0]])
     resp = _answer(stored, said, 200, found, changed[0])

@@ -161,6 +161,12 @@ def board_photo(table_id: str) -> Response:
     notes: list[tuple[str, bool]] = [("", False)]
 
     def apply(current: db.StoredTable) -> tuple[dict[str, Any], dict[str, Any]]:
+        # Asked again: the table may have been finished, the game won or the seat freed
+        # while the photo was read (about a second).
+        now = replace(found, everyone_edits=current.everyone_edits, finished=current.finished)
+        if not now.can_edit(player):
+            refuse_other_board(now, current, player)
+        refuse_edit(board_kit, current.meta)
         if seen and seen != sheet_tag(current.doc, player):
             raise db.Conflict("the sheet changed while the photo was read")
         doc = reader.from_photo(current.doc, current.meta, player, result)
@@ -184,6 +190,9 @@ def board_photo(table_id: str) -> Response:
     except EditRefused as err:
         db.delete_photo(table_id, photo_id)
         return render_editor(db.get_table(table_id), player, str(err), 422, rights=found)
+    except access.Forbidden as err:
+        db.delete_photo(table_id, photo_id)
+        return render_editor(db.get_table(table_id), player, str(err), 403, rights=found)
     except db.Conflict:
         db.delete_photo(table_id, photo_id)
         message = gettext(
@@ -194,7 +203,9 @@ def board_photo(table_id: str) -> Response:
     note, note_warns = notes[0]
     warnings = [doubted_sheet(result), layout_warning(result)]
     advice = angle_advice(result, len(check))
-    message = " ".join(filter(None, [read_message(len(check)), note, advice, *warnings]))
+    message = " ".join(
+        filter(None, [read_message(len(check), stored.game), note, advice, *warnings])
+    )
     kind = "warning" if any(warnings) or note_warns else "info"
     return render_editor(stored, player, message, rights=found, kind=kind)
 
@@ -210,10 +221,17 @@ def keep(table_id: str, player: int, data: bytes) -> str:
     return db.add_photo(table_id, player, "image/jpeg", small)
 
 
-def read_message(flags: int) -> str:
+def read_message(flags: int, game: str) -> str:
     if not flags:
+        if game == "sunflower-valley":  # a paper sheet; the other games' boards lie on the table
+            return str(
+                gettext("Photo read. Nothing looked doubtful; still, compare it with the paper.")
+            )
         return str(
-            gettext("Photo read. Nothing looked doubtful; still, compare it with the paper.")
+            gettext(
+                "Photo read. Nothing looked doubtful; still, compare it with the board on the "
+                "table."
+            )
         )
     return str(
         ngettext(
@@ -352,7 +370,7 @@ def layout_photo(layout_id: str) -> Response:
         if unfinished
         else ""
     )
-    message = " ".join(filter(None, [read_message(len(check)), doubted, hint]))
+    message = " ".join(filter(None, [read_message(len(check), stored.game), doubted, hint]))
     flagged = {(a, b) for a, b in check}
     kind = "warning" if doubted or unfinished else "info"
     return render_layout(stored, message, flagged=flagged, kind=kind)

@@ -468,6 +468,28 @@ def test_a_finished_table_takes_no_photo(app: Flask, client: FlaskClient) -> Non
     assert resp.status_code == 403
 
 
+def test_a_table_finished_while_the_photo_is_read_keeps_its_boards(
+    app: Flask, client: FlaskClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Reading takes about a second; the host may finish the table meanwhile.
+    from scorepad.web import photos
+
+    table_id = sv_table(app, client, clear_sheet(), ["Ann"])
+    before = stored_doc(app, table_id)
+    read = photos.recognise
+
+    def read_then_finish(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        found = read(*args, **kwargs)
+        db.finish_table(table_id)
+        return found
+
+    monkeypatch.setattr(photos, "recognise", read_then_finish)
+    resp = send(client, f"/t/{table_id}/photo", sheet(clear_sheet()).jpeg, p="0")
+    assert resp.status_code == 403 and stored_doc(app, table_id) == before
+    with app.app_context():
+        assert db.photo_ids(table_id) == frozenset()  # the photo is not kept either
+
+
 def test_without_the_vision_package_the_button_is_gone(
     app: Flask, client: FlaskClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -673,6 +695,29 @@ def test_a_spring_meadow_board_photo(app: Flask, client: FlaskClient) -> None:
     )
     assert shown == flagged
     assert "otherwise than this table" not in html  # the table's layout is this side
+    # A board lies on the table: nothing about paper.
+    assert not flagged and "compare it with the board on the table" in html
+    assert "paper" not in html
+
+
+def test_spring_meadow_squares_in_doubt_are_drawn_over_their_neighbours(
+    app: Flask, client: FlaskClient
+) -> None:
+    shot = meadow_synth.sample(meadow_synth.VALIDATION, 5, megapixels=0.4)  # read with doubts
+    printed = [
+        "".join("o" if (r, c) in shot.state.burrows else "." for c in range(10)) for r in range(15)
+    ]
+    layout = {"name": "photographed side", "orientation": "vertical", "rows": printed}
+    with app.app_context():
+        layout_id = db.create_layout("spring-meadow", layout["name"], layout)
+    form = {"game": "spring-meadow", "layout": f"db:{layout_id}", "orientation": shot.orientation}
+    table_id = new_table(client, form, ["Ann"])
+    html = send(client, f"/t/{table_id}/photo", shot.jpeg, p="0").get_data(as_text=True)
+    kinds = re.findall(r'<g class="sq-cell[^"]*?( doubt)?"', html)
+    assert len(kinds) == 150 and 0 < kinds.count(" doubt") < 150
+    first = kinds.index(" doubt")
+    assert all(kinds[first:]), "a square drawn after one in doubt covers its outline"
+    assert html.count('tabindex="0"') >= 1 and "A wrong square: pick its state" in html
 
 
 def test_a_board_side_other_than_the_tables_layout_is_pointed_out(

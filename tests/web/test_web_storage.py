@@ -176,3 +176,28 @@ def test_sqlite_runs_in_wal_mode(tmp_path: Any) -> None:
     with engine.connect() as conn:
         assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
     engine.dispose()
+
+
+def _start_worker(database: str) -> str:
+    """What a gunicorn worker does at start without --preload: the schema and the secret."""
+    from scorepad.web import create_app
+
+    app = create_app({"DATABASE_URL": f"sqlite:///{database}"})
+    return str(app.config["SECRET_KEY"])
+
+
+def test_workers_starting_together_share_one_schema_and_one_secret(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Without gunicorn's --preload every worker creates the SQLite schema and the instance's
+    # secret key at once: once, a worker read "database is locked" and failed to boot, and
+    # another read the key file before it was written.
+    import multiprocessing
+
+    monkeypatch.setenv("SCOREPAD_INSTANCE_PATH", str(tmp_path / "instance"))
+    monkeypatch.delenv("SECRET_KEY", raising=False)
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    database = str(tmp_path / "fresh.sqlite3")
+    with multiprocessing.get_context("spawn").Pool(6) as pool:
+        keys = pool.map(_start_worker, [database] * 6)
+    assert len(set(keys)) == 1 and len(keys[0]) == 64

@@ -538,6 +538,7 @@ def board(
         for c, code in enumerate(line):
             squares.append(
                 {
+                    "key": (r, c),
                     "row": r,
                     "col": c,
                     "x": c * SQUARE,
@@ -719,6 +720,7 @@ def layout_board(
     w = words()
     squares = [
         {
+            "key": (r, c),
             "row": r,
             "col": c,
             "x": c * SQUARE,

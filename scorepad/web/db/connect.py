@@ -6,6 +6,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -66,15 +67,21 @@ def init_app(app: Flask) -> None:
 
 
 def create_schema(engine: Engine) -> None:
-    """Create missing tables; a second worker racing to do the same is harmless."""
-    for attempt in range(3):
+    """Create missing tables; a second worker racing to do the same is harmless.
+
+    On SQLite each step takes the write lock up front (``BEGIN IMMEDIATE``: a transaction
+    that reads the schema and then writes failed at once when another worker without
+    gunicorn's ``--preload`` wrote in between); the attempts are spaced out besides."""
+    writer = engine.execution_options(writes=True)
+    for attempt in range(5):
         try:
-            metadata.create_all(engine)
-            _upgrade(engine)
+            metadata.create_all(writer)
+            _upgrade(writer)
             break
         except (sa.exc.OperationalError, sa.exc.ProgrammingError, sa.exc.IntegrityError):
-            if attempt == 2:
+            if attempt == 4:
                 raise
+            time.sleep(0.1 * 2**attempt)
     # Connections must not outlive a fork (gunicorn --preload): each worker opens its own.
     engine.dispose()
 
