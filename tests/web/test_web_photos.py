@@ -669,8 +669,9 @@ def cell_at(doc: dict[str, Any], at: tuple[int, int]) -> dict[str, Any]:
     return next(c for c in doc["players"][0]["cells"] if (c["q"], c["r"]) == at)
 
 
-def test_a_spring_meadow_board_photo(app: Flask, client: FlaskClient) -> None:
-    shot = meadow_synth.sample(meadow_synth.VALIDATION, 2, megapixels=2.0)
+def meadow_table(app: Flask, client: FlaskClient, shot: Any) -> tuple[str, dict[str, Any]]:
+    """A solo table on the board side the photo shows (its burrow layout stored), and that
+    layout."""
     printed = [
         "".join("o" if (r, c) in shot.state.burrows else "." for c in range(10)) for r in range(15)
     ]
@@ -678,7 +679,12 @@ def test_a_spring_meadow_board_photo(app: Flask, client: FlaskClient) -> None:
     with app.app_context():
         layout_id = db.create_layout("spring-meadow", layout["name"], layout)
     form = {"game": "spring-meadow", "layout": f"db:{layout_id}", "orientation": shot.orientation}
-    table_id = new_table(client, form, ["Ann"])
+    return new_table(client, form, ["Ann"]), layout
+
+
+def test_a_spring_meadow_board_photo(app: Flask, client: FlaskClient) -> None:
+    shot = meadow_synth.sample(meadow_synth.VALIDATION, 2, megapixels=2.0)
+    table_id, layout = meadow_table(app, client, shot)
     resp = send(client, f"/t/{table_id}/photo", shot.jpeg, p="0")
     html = resp.get_data(as_text=True)
     assert resp.status_code == 200, html[:300]
@@ -704,14 +710,7 @@ def test_spring_meadow_squares_in_doubt_are_drawn_over_their_neighbours(
     app: Flask, client: FlaskClient
 ) -> None:
     shot = meadow_synth.sample(meadow_synth.VALIDATION, 5, megapixels=0.4)  # read with doubts
-    printed = [
-        "".join("o" if (r, c) in shot.state.burrows else "." for c in range(10)) for r in range(15)
-    ]
-    layout = {"name": "photographed side", "orientation": "vertical", "rows": printed}
-    with app.app_context():
-        layout_id = db.create_layout("spring-meadow", layout["name"], layout)
-    form = {"game": "spring-meadow", "layout": f"db:{layout_id}", "orientation": shot.orientation}
-    table_id = new_table(client, form, ["Ann"])
+    table_id, _layout = meadow_table(app, client, shot)
     html = send(client, f"/t/{table_id}/photo", shot.jpeg, p="0").get_data(as_text=True)
     kinds = re.findall(r'<g class="sq-cell[^"]*?( doubt)?"', html)
     assert len(kinds) == 150 and 0 < kinds.count(" doubt") < 150
