@@ -435,3 +435,21 @@ def test_example_table_scores_as_worked_out_by_hand() -> None:
     assert all(a["supported"] for p in result.players for a in p.details["animals"])
     # No empty hex; 33 tokens each: eleven turns each.
     assert result.warnings == ()
+
+
+def test_more_cards_holding_cubes_than_the_four_slots_is_warned_about() -> None:
+    # Rulebook: a card goes in one of 4 slots; once all its cubes are used it is discarded
+    # (and still scores). So at most 4 cards still hold cubes; a finished one is no slot's.
+    full = ["y y y y y", "m m m m", "w w w w w", "g g g g", "b b b b b"]
+    finished = (5, len(hm.ANIMAL_CARDS[5].track))
+    four = [(card, 0) for card in (1, 2, 3, 4)]
+
+    def slots(animals: list[tuple[int, int]]) -> list[str]:
+        result = score_doc(table(player("Anna", full, animals=animals)))
+        return [w for w in result.warnings if "slots" in w]  # the cubes claimed are warned too
+
+    assert slots([*four, finished]) == []
+    assert slots([*four, (6, 0)]) == [
+        "player 'Anna': 5 animal cards still hold cubes, but a player has 4 slots for them: "
+        "check the cubes on each card"
+    ]

@@ -81,6 +81,9 @@ COLOURS: tuple[str, ...] = ("blue", "grey", "brown", "green", "yellow", "red")
 
 #: Rulebook, "Обов'язкова дія": each turn a player takes a set of 3 tokens and places all 3.
 TOKENS_PER_TURN = 3
+#: "Картка розміщується в одному з 4 доступних слотів" ... "Коли всі кубики використані,
+#: картка скидається, і ви можете взяти нову": at most 4 cards still holding cubes.
+CARD_SLOTS = 4
 #: Tokens in the box (rules digest); a table using more gets a warning.
 BOX: Mapping[str, int] = {"blue": 23, "grey": 23, "brown": 21, "green": 19, "yellow": 19, "red": 15}
 
@@ -748,15 +751,21 @@ def score_board(board: PlayerBoard, side: str) -> tuple[PlayerScore, list[str]]:
 
 
 def _board_warnings(board: PlayerBoard) -> list[str]:
-    """Cubes on the board against the claims; a token count no number of turns gives (the
-    rulebook's turn: take a set of 3 tokens and place each of them); empty hexes (rules
-    digest, unfinished boards)."""
+    """Cubes on the board against the claims; more cards still holding cubes than the 4
+    slots; a token count no number of turns gives (the rulebook's turn: take a set of 3
+    tokens and place each of them); empty hexes (rules digest, unfinished boards)."""
     warnings = []
     claimed = sum(a.cubes for a in board.animals) + bool(board.spirit and board.spirit.placed)
     if len(board.cubes) != claimed:
         warnings.append(
             f"player {board.name!r}: {len(board.cubes)} cube(s) on the board, but the cards "
             f"claim {claimed} (animal cubes plus a placed spirit)"
+        )
+    open_cards = sum(a.cubes < len(ANIMAL_CARDS[a.card].track) for a in board.animals)
+    if open_cards > CARD_SLOTS:  # a finished card leaves its slot and still scores
+        warnings.append(
+            f"player {board.name!r}: {open_cards} animal cards still hold cubes, but a player "
+            f"has {CARD_SLOTS} slots for them: check the cubes on each card"
         )
     tokens = sum(len(s) for s in board.stacks.values())
     if tokens % TOKENS_PER_TURN:

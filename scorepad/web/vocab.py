@@ -312,6 +312,10 @@ SENTENCES = (
     N_("card %(card)s is in front of %(who)s; the box has one of each card"),
     N_("%(n)s cube(s) on the board, but the cards claim %(m)s (animal cubes plus a placed spirit)"),
     N_("%(n)s token(s) on the board, but every turn places %(m)s: check the stacks' heights"),
+    N_(
+        "%(n)s animal cards still hold cubes, but a player has %(m)s slots for them: check the "
+        "cubes on each card"
+    ),
     N_("%(n)s empty hex, scored as it stands"),
     N_("%(n)s empty hexes, scored as they stand"),
     N_("the boards hold %(n)s %(token)s tokens, but the box has only %(m)s"),
@@ -529,6 +533,7 @@ SENTENCES = (
     # the allowed values of a field ('A' or 'B'...): after every other "input should be"
     N_("input should be %(choices)s"),
     N_("or"),
+    N_("and"),
 )
 
 #: What Python's JSON parser says is wrong (``%(detail)s`` of "malformed JSON ..."); other
@@ -601,6 +606,7 @@ _KINDS: dict[str, Callable[[str], str | None]] = {
     "game": lambda v: _phrase(v),
     "board": lambda v: _phrase(v),
     "choices": lambda v: v.replace("' or '", f"' {gettext('or')} '"),
+    "who": lambda v: v.replace("' and '", f"' {gettext('and')} '"),  # players' names
     "detail": lambda v: str(gettext(v)) if v in JSON_DETAILS else v,
 }
 

@@ -141,6 +141,12 @@ def test_harmonies_cards_and_spirit(app: Flask, client: FlaskClient, harmonies: 
     board = stored_doc(app, harmonies)["players"][0]
     assert board["animals"] == [{"card": 5, "cubes": 2}]
     assert board["spirit"] == {"card": 35, "placed": True}
+    # The spirit card too: not offered to Boris, refused in the board's words.
+    boris = client.get(f"/t/{harmonies}?p=1").get_data(as_text=True)
+    assert '<option value="35"' not in boris and '<option value="36"' in boris
+    resp = field(client, harmonies, p=1, action="spirit", spirit=35)
+    assert resp.status_code == 422
+    assert message(resp).startswith("Spirit card 35 is already in front of Anna: the box has")
     html = client.get(f"/t/{harmonies}").get_data(as_text=True)
     assert "-".join(str(t) for t in track) in html  # the card's point track is shown
     field(client, harmonies, p=0, action="remove_animal", card=5)
@@ -660,6 +666,18 @@ def test_seasons_cards_by_name(app: Flask, client: FlaskClient, seasons: str) ->
     assert field(client, seasons, p=1, action="remove_card", index=0).status_code == 422
     assert tap(client, seasons, p=0, tool="x", q=0, r=0).status_code == 422
     assert client.get(f"/t/{seasons}/search?q=zzzzqq").status_code == 200
+    # A Replica is a count (its own field), not a card to add.
+    found = client.get(f"/t/{seasons}/search?q=replica&p=0", headers=HX).get_data(as_text=True)
+    assert "Eolis" in found and '"card": "222"' not in found
+    resp = field(client, seasons, p=1, action="add_card", card=222)
+    assert resp.status_code == 422
+    assert message(resp) == "Replicas are counted in the “Replicas” field below."
+    # Without the Grimoire the reserve holds 7: it must come down before the card goes.
+    field(client, seasons, p=1, action="add_card", card=BESPELLED_GRIMOIRE)
+    field(client, seasons, p=1, action="counts", energy_in_reserve=10)
+    resp = field(client, seasons, p=1, action="remove_card", index=0)
+    assert resp.status_code == 422 and message(resp).startswith("Without a Bespelled Grimoire")
+    assert stored_doc(app, seasons)["players"][1]["cards_in_play"] == [BESPELLED_GRIMOIRE]
     # A Russian name finds nothing, and the answer says to type the English one.
     client.get("/lang/ru")
     missed = client.get(f"/t/{seasons}/search?q=амулет&p=0", headers=HX).get_data(as_text=True)

@@ -604,6 +604,10 @@ def test_a_named_place_is_translated_whole_not_taken_for_a_name(russian: None) -
         "игрок 'Anna', карты животных 3, 5: на них заявлено кубиков: 2, но их узорам "
         "соответствует только 1 гекс с кубиком"
     )
+    twice = vocab.sentence(
+        "card 36 is in front of 'Anna' and 'Boris'; the box has one of each card"
+    )
+    assert "'Anna' и 'Boris'" in twice and " and " not in twice
     row = vocab.sentence("player 'Anna', row 3: 9 squares; a vertical board row has 10")
     assert row.startswith("игрок 'Anna', ряд 3: ") and "row" not in row
 

@@ -168,6 +168,16 @@ def set_field(
             board.pop("spirit", None)
         else:
             card = int_field(form, "spirit", SPIRITS[0], SPIRITS[-1], gettext("Spirit card"))
+            holder = _spirits_held_elsewhere(doc, player).get(card)
+            if holder is not None:  # the box has one of each card
+                raise EditRefused(
+                    gettext(
+                        "Spirit card %(card)s is already in front of %(name)s: the box has one "
+                        "of each card.",
+                        card=card,
+                        name=holder,
+                    )
+                )
             board["spirit"] = {"card": card, "placed": form.get("placed") == "on"}
         return new, meta
     card = int_field(form, "card", 1, max(hm.ANIMAL_CARDS), gettext("Animal card"))
@@ -201,6 +211,15 @@ def set_field(
     else:
         raise EditRefused(gettext("Unknown change."))
     return new, meta
+
+
+def _spirits_held_elsewhere(doc: Mapping[str, Any], player: int) -> dict[int, str]:
+    """Spirit cards in front of the other players: card → holder's name."""
+    return {
+        p["spirit"]["card"]: p.get("name", "")
+        for i, p in enumerate(doc.get("players", []))
+        if i != player and isinstance(p.get("spirit"), Mapping)
+    }
 
 
 def _cards_held_elsewhere(doc: Mapping[str, Any], player: int) -> dict[int, str]:
@@ -287,7 +306,11 @@ def board(
         "catalogue": [
             (cid, card_label(w, cid)) for cid in sorted(hm.ANIMAL_CARDS) if cid not in held
         ],
-        "spirits": [(cid, w.term(hm.SPIRIT_CARDS[cid])) for cid in SPIRITS],
+        "spirits": [
+            (cid, w.term(hm.SPIRIT_CARDS[cid]))
+            for cid in SPIRITS
+            if cid not in _spirits_held_elsewhere(doc, player)
+        ],
         "spirit": sheet.get("spirit"),
         "suns": solo_suns(details.get("suns"), result.players[player].total if result else 0),
     }

@@ -14,7 +14,7 @@ from typing import Any
 from flask_babel import gettext  # type: ignore[import-untyped]
 
 from scorepad.games import seasons as ss
-from scorepad.games.seasons_cards import BESPELLED_GRIMOIRE, JEWEL_OF_THE_ANCIENTS
+from scorepad.games.seasons_cards import BESPELLED_GRIMOIRE, JEWEL_OF_THE_ANCIENTS, REPLICA
 from scorepad.scoring import Result
 from scorepad.web.boards import EditRefused, Tool, int_field, with_player_copy
 from scorepad.web.vocab import N_
@@ -96,6 +96,8 @@ def set_field(
             )
     elif action == "add_card":
         card_id = int_field(form, "card", 0, 10**6, gettext("Card"))
+        if card_id == REPLICA:  # the engine counts them in "replicas", never listed
+            raise EditRefused(gettext("Replicas are counted in the “Replicas” field below."))
         if card_id not in ss.CARDS:
             raise EditRefused(gettext("There is no power card %(card)s.", card=card_id))
         if len(in_play) >= MAX_CARDS_IN_PLAY:
@@ -107,6 +109,15 @@ def set_field(
         in_play.pop(int_field(form, "index", 0, len(in_play) - 1, gettext("Card")))
         if JEWEL_OF_THE_ANCIENTS not in in_play:  # its energy leaves play with it
             sorcerer["jewel_energy"] = 0
+        reserve = sorcerer.get("energy_in_reserve", 0)
+        if BESPELLED_GRIMOIRE not in in_play and reserve > ss.RESERVE_LIMIT:
+            raise EditRefused(
+                gettext(
+                    "Without a Bespelled Grimoire the reserve holds at most %(n)s energy: "
+                    "lower “Energy in reserve” first.",
+                    n=ss.RESERVE_LIMIT,
+                )
+            )
     else:
         raise EditRefused(gettext("Unknown change."))
     return new, meta
@@ -116,7 +127,8 @@ def search(query: str) -> list[dict[str, Any]]:
     """Cards whose names match what the player typed (a few letters are enough)."""
     if len(query.strip()) < 2:
         return []
-    return [c.to_json() for c in ss.search_cards(query, limit=12)]
+    found = ss.search_cards(query, limit=13)  # a Replica is a count, not a card to add
+    return [c.to_json() for c in found if c.id != REPLICA][:12]
 
 
 def board(
