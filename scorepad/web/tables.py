@@ -256,7 +256,11 @@ def check(table_id: str) -> Response:
     game, board_kit = game_and_kit(stored)
     result, _problems = table_result(stored)
     source = request.form if request.method == "POST" else request.args
-    player = player_index(stored.doc, source.get("p"))
+    chosen = source.get("p")
+    if chosen is None:  # a seated phone checks its own paper sheet first, as it edits
+        seat = access.rights(stored).seat
+        chosen = None if seat is None else str(seat)
+    player = player_index(stored.doc, chosen)
     if result is None:
         abort(404)
     app_scores = result.players[player].categories

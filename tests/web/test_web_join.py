@@ -299,6 +299,21 @@ def test_stale_field_is_refused_with_the_fresh_board(
     assert stored_doc(app, table_id)["players"][1]["residents"] == 5
 
 
+def test_a_seated_phone_checks_its_own_paper_sheet_first(
+    app: Flask, client: FlaskClient, table_id: str
+) -> None:
+    boris = phone(app)
+    claim(boris, table_id, 1)
+
+    def whose(phone_client: FlaskClient, query: str = "") -> list[str]:
+        page = phone_client.get(f"/t/{table_id}/check{query}").get_data(as_text=True)
+        return re.findall(r'id="check-title">([^<]*)<', page)
+
+    assert whose(boris) == ["Boris's paper sheet against Scorepad"]
+    assert whose(client) == ["Anna's paper sheet against Scorepad"]  # the host has no seat
+    assert whose(boris, "?p=2") == ["Vera's paper sheet against Scorepad"]
+
+
 def test_a_stale_table_rules_form_does_not_undo_another_phones_rules(
     app: Flask, client: FlaskClient, table_id: str
 ) -> None:

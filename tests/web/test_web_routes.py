@@ -158,6 +158,9 @@ def test_before_anyone_scores_nobody_leads(client: FlaskClient, table_id: str) -
     client.post(f"/t/{table_id}/finish")
     html = client.get(f"/t/{table_id}").get_data(as_text=True)
     assert re.search(r'id="leaders">\s*Winner: Anna\s*<', html) and "Leading:" not in html
+    # Its results lead back to boards that can no longer be edited: no "Edit boards".
+    results = client.get(f"/t/{table_id}/results").get_data(as_text=True)
+    assert ">Boards</a>" in results and "Edit boards" not in results
 
 
 def test_points_that_cancel_out_are_points_and_a_finished_tie_on_0_has_winners(
