@@ -168,16 +168,7 @@ def set_field(
             board.pop("spirit", None)
         else:
             card = int_field(form, "spirit", SPIRITS[0], SPIRITS[-1], gettext("Spirit card"))
-            holder = _spirits_held_elsewhere(doc, player).get(card)
-            if holder is not None:  # the box has one of each card
-                raise EditRefused(
-                    gettext(
-                        "Spirit card %(card)s is already in front of %(name)s: the box has one "
-                        "of each card.",
-                        card=card,
-                        name=holder,
-                    )
-                )
+            _refuse_held(_spirits_held_elsewhere(doc, player), card, SPIRIT_HELD)
             board["spirit"] = {"card": card, "placed": form.get("placed") == "on"}
         return new, meta
     card = int_field(form, "card", 1, max(hm.ANIMAL_CARDS), gettext("Animal card"))
@@ -187,16 +178,7 @@ def set_field(
     if action == "add_animal":
         if held is not None:
             raise EditRefused(gettext("Animal card %(card)s is already on this board.", card=card))
-        holder = _cards_held_elsewhere(doc, player).get(card)
-        if holder is not None:  # the box has one of each card
-            raise EditRefused(
-                gettext(
-                    "Animal card %(card)s is already in front of %(name)s: the box has one of "
-                    "each card.",
-                    card=card,
-                    name=holder,
-                )
-            )
+        _refuse_held(_cards_held_elsewhere(doc, player), card, ANIMAL_HELD)
         animals.append({"card": card, "cubes": 0})
     elif action == "remove_animal":
         if held is None:
@@ -211,6 +193,21 @@ def set_field(
     else:
         raise EditRefused(gettext("Unknown change."))
     return new, meta
+
+
+ANIMAL_HELD = N_(
+    "Animal card %(card)s is already in front of %(name)s: the box has one of each card."
+)
+SPIRIT_HELD = N_(
+    "Spirit card %(card)s is already in front of %(name)s: the box has one of each card."
+)
+
+
+def _refuse_held(holders: Mapping[int, str], card: int, message: str) -> None:
+    """Refuse a card another player holds (``holders``: card → name): the box has one of
+    each card."""
+    if card in holders:
+        raise EditRefused(gettext(message, card=card, name=holders[card]))
 
 
 def _spirits_held_elsewhere(doc: Mapping[str, Any], player: int) -> dict[int, str]:
