@@ -737,6 +737,8 @@ class Layout(Model):
 def parse_layout(doc: Any) -> Layout:
     """Validate a layout document ``{"name": ..., "cells": [...]}``: no items drawn on it."""
     layout = validate(Layout, doc, root="layout")
+    if not layout.cells:
+        raise BoardError(["the layout has no hexes yet: paint every hex of the sheet"])
     sheet = Sheet(name=layout.name, cells=layout.cells)
     problems = [p.replace(f"player {layout.name!r}, ", "") for p in _check_sheet(sheet)]
     problems += [f"cell {c.hex}: a layout has nothing drawn on it" for c in layout.cells if c.item]

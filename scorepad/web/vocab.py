@@ -465,6 +465,7 @@ SENTENCES = (
     N_("players: %(why)s"),
     N_("board file: %(why)s"),
     N_("layout: %(why)s"),
+    N_("the layout has no hexes yet: paint every hex of the sheet"),
     N_("%(key)s: %(why)s"),
     N_("missing required key %(key)s"),
     N_("unknown key %(key)s"),

@@ -443,6 +443,26 @@ def test_spring_meadow_each_player_has_a_board_side(
     assert re.search(r'<option value="db:[^"]+" selected>Side B</option>', html)
 
 
+def test_a_board_side_repainted_since_stays_the_tables_own(
+    app: Flask, client: FlaskClient, meadow: str
+) -> None:
+    # The table keeps its own copy of a side; the stored layout, repainted since, is another
+    # side of the same name: the picker must not offer it as the board's (a turn of the
+    # board then sent it and was refused as "another layout called ...").
+    side_b = other_side(app)
+    assert field(client, meadow, p=0, action="board_side", layout=f"db:{side_b}").status_code == 200
+    with app.app_context():
+        moved = dict(db.get_layout(side_b, "spring-meadow").data)
+        moved["rows"] = ["o" + row[1:] if i == 0 else row for i, row in enumerate(moved["rows"])]
+        db.edit_layout(side_b, lambda current: (current.name, moved))
+    html = client.get(f"/t/{meadow}?p=0").get_data(as_text=True)
+    assert re.search(r'<option value="" selected>Side B</option>', html)
+    assert not re.search(rf'<option value="db:{side_b}" selected>', html)
+    resp = field(client, meadow, p=0, action="board_side", layout="", orientation="horizontal")
+    assert resp.status_code == 200, message(resp)
+    assert stored_doc(app, meadow)["players"][0]["orientation"] == "horizontal"
+
+
 def test_spring_meadow_board_side_refusals(app: Flask, client: FlaskClient, meadow: str) -> None:
     tap(client, meadow, p=0, line=1)
     resp = field(client, meadow, p=0, action="board_side", orientation="horizontal")

@@ -48,6 +48,11 @@ def test_new_layout_needs_a_name_and_a_game(client: FlaskClient) -> None:
     for name in ("L\x00x", "\u200b", "A\nB"):  # nothing to read back (PostgreSQL: no NUL)
         resp = client.post("/layouts", data={"game": "spring-meadow", "name": name}, headers=HX)
         assert resp.status_code == 422 and "Give the layout a name" in resp.get_data(as_text=True)
+    # A refused form keeps what was chosen: the next try does not make another game's layout.
+    typed = {"game": "spring-meadow", "name": "   ", "start": "example"}
+    html = client.post("/layouts", data=typed, headers=HX).get_data(as_text=True)
+    assert '<option value="spring-meadow" selected>' in html
+    assert '<option value="example" selected>' in html
 
 
 def test_paint_a_sheet_layout_and_use_it(app: Flask, client: FlaskClient) -> None:
@@ -78,7 +83,11 @@ def test_unfinished_layout_cannot_start_a_table(app: Flask, client: FlaskClient)
     assert 'id="layout-problems"' in html
     data = dict(SV_FORM, layout=f"db:{layout_id}", name_0="Anna")
     resp = client.post("/new", data=data, headers=HX)
-    assert resp.status_code == 422 and "not usable yet" in resp.get_data(as_text=True)
+    said = resp.get_data(as_text=True)
+    assert resp.status_code == 422 and "not usable yet" in said
+    # In a painter's words, not a board file's ("player 'Half done': the sheet has no cells").
+    assert "the layout has no hexes yet: paint every hex of the sheet" in said
+    assert "player 'Half" not in said and "has no cells" not in said
 
 
 def test_layout_taps_outside_the_canvas_or_without_a_tool(app: Flask, client: FlaskClient) -> None:

@@ -405,13 +405,24 @@ def side_choices(doc: Mapping[str, Any], player: int) -> list[dict[str, Any]]:
     """The board sides a player can pick (the new-table form's), the board's own first
     when the list does not name it (a layout deleted since, or one imported)."""
     name = doc["players"][player].get("layout")
-    choices: list[dict[str, Any]] = [
-        {"value": value, "label": label, "selected": _choice_name(value, label) == name}
-        for value, label in layout_choices()
-    ]
+    own = _layout_doc(doc, name)
+    choices: list[dict[str, Any]] = []
+    for value, label in layout_choices():
+        # The board's own side only if it is that very layout: one repainted since, or
+        # another of the same name, would be refused as a different side of that name.
+        same = _choice_name(value, label) == name and not any(c["selected"] for c in choices)
+        choices.append({"value": value, "label": label, "selected": same and _same(value, own)})
     if name and not any(c["selected"] for c in choices):
-        choices.insert(0, {"value": "", "label": name, "selected": True})
+        choices.insert(0, {"value": "", "label": name, "selected": True})  # the table's copy
     return choices
+
+
+def _same(choice: str, layout_doc: Mapping[str, Any] | None) -> bool:
+    """Whether a listed layout is the one the table keeps (its burrows, by value)."""
+    try:
+        return layout_doc is not None and _usable(load_layout(choice)) == _usable(layout_doc)
+    except EditRefused:
+        return False
 
 
 def _choice_name(value: str, label: str) -> str:
