@@ -107,12 +107,15 @@ class Rights:
     def can_edit_all(self) -> bool:
         return not self.finished and (self.host or (self.seat is not None and self.everyone_edits))
 
+    def at(self, stored: db.StoredTable) -> Rights:
+        """These rights as ``stored`` stands (finished, or everyone allowed to edit, since
+        they were read)."""
+        return replace(self, everyone_edits=stored.everyone_edits, finished=stored.finished)
+
 
 def rights(stored: db.StoredTable) -> Rights:
     """This phone's rights at ``stored``."""
-    return replace(
-        rights_at(stored.id), everyone_edits=stored.everyone_edits, finished=stored.finished
-    )
+    return rights_at(stored.id).at(stored)
 
 
 def rights_at(table_id: str) -> Rights:

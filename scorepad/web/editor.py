@@ -16,7 +16,6 @@ import hashlib
 import json
 import re
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 from flask import Blueprint, Response, g, request, url_for
@@ -219,7 +218,7 @@ def _step(
     before: list[db.StoredTable] = []
 
     def guard(current: db.StoredTable, doc: dict[str, Any], meta: dict[str, Any]) -> None:
-        now = replace(found, everyone_edits=current.everyone_edits, finished=current.finished)
+        now = found.at(current)
         access.check_change(now, current, doc, meta, _names(current))
         before.append(current)
 
@@ -260,12 +259,16 @@ def _answer(
 ) -> Response:
     if player is None:
         player = player_index(stored.doc, request.form.get("p"))
-    now = replace(found, everyone_edits=stored.everyone_edits, finished=stored.finished)
+    now = found.at(stored)
     return render_editor(stored, player, message, status, rights=now)
 
 
-def refuse_other_board(rights: access.Rights, stored: db.StoredTable, player: int) -> None:
-    """Raise :class:`access.Forbidden` saying why this phone may not edit ``player``'s board."""
+def require_editable(found: access.Rights, stored: db.StoredTable, player: int) -> access.Rights:
+    """The phone's rights as ``stored`` stands (:meth:`access.Rights.at`);
+    :class:`access.Forbidden` saying why if it may not edit ``player``'s board."""
+    rights = found.at(stored)
+    if rights.can_edit(player):
+        return rights
     access.check_change(rights, stored, stored.doc, stored.meta, _names(stored))
     raise access.Forbidden(
         gettext(
@@ -292,9 +295,7 @@ def edit(table_id: str, change: Change, board: bool = True) -> Response:
         nonlocal player, parsed
         engine, board_kit = game_and_kit(stored)
         player = player_index(stored.doc, request.form.get("p"))
-        now = replace(found, everyone_edits=stored.everyone_edits, finished=stored.finished)
-        if not now.can_edit(player):
-            refuse_other_board(now, stored, player)
+        now = require_editable(found, stored, player)
         if seen and seen != sheet_tag(stored.doc, player):
             raise db.Conflict("the sheet changed on another device")
         if board:
@@ -316,7 +317,7 @@ def edit(table_id: str, change: Change, board: bool = True) -> Response:
     except db.Conflict:
         return _answer(db.get_table(table_id), gettext(STALE_SHEET), 409, found)
     # An edit that changed nothing returns the stored table, which ``parsed`` validated too.
-    now = replace(found, everyone_edits=stored.everyone_edits, finished=stored.finished)
+    now = found.at(stored)
     note = g.pop("edit_note", None)  # what a kit's change wants said (a phase recorded)
     return render_editor(stored, player, note, parsed=parsed, rights=now)
 

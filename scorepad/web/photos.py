@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import io
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
 from flask import Blueprint, Response, current_app, make_response, request
@@ -31,7 +30,7 @@ from scorepad.boardfile import BoardError
 from scorepad.web import access, db
 from scorepad.web.boards import EditRefused, photo_kit, player_index, refuse_edit
 from scorepad.web.doubts import checked, tapped_cells, with_photo
-from scorepad.web.editor import edit, game_and_kit, refuse_other_board, render_editor, sheet_tag
+from scorepad.web.editor import edit, game_and_kit, render_editor, require_editable, sheet_tag
 from scorepad.web.layouts import kit_for, render_layout
 from scorepad.web.vocab import sentence
 
@@ -139,9 +138,7 @@ def board_photo(table_id: str) -> Response:
     stored = db.get_table(table_id)
     player = player_index(stored.doc, request.form.get("p"))
     try:
-        now = replace(found, everyone_edits=stored.everyone_edits, finished=stored.finished)
-        if not now.can_edit(player):
-            refuse_other_board(now, stored, player)
+        require_editable(found, stored, player)
         engine, board_kit = game_and_kit(stored)
         reader = photo_kit(board_kit)
         if reader is None:
@@ -163,9 +160,7 @@ def board_photo(table_id: str) -> Response:
     def apply(current: db.StoredTable) -> tuple[dict[str, Any], dict[str, Any]]:
         # Asked again: the table may have been finished, the game won or the seat freed
         # while the photo was read (about a second).
-        now = replace(found, everyone_edits=current.everyone_edits, finished=current.finished)
-        if not now.can_edit(player):
-            refuse_other_board(now, current, player)
+        require_editable(found, current, player)
         refuse_edit(board_kit, current.meta)
         if seen and seen != sheet_tag(current.doc, player):
             raise db.Conflict("the sheet changed while the photo was read")
@@ -204,7 +199,7 @@ def board_photo(table_id: str) -> Response:
     warnings = [doubted_sheet(result), layout_warning(result)]
     advice = angle_advice(result, len(check))
     message = " ".join(
-        filter(None, [read_message(len(check), stored.game), note, advice, *warnings])
+        filter(None, [read_message(len(check), board_kit.PAPER), note, advice, *warnings])
     )
     kind = "warning" if any(warnings) or note_warns else "info"
     return render_editor(stored, player, message, rights=found, kind=kind)
@@ -221,9 +216,9 @@ def keep(table_id: str, player: int, data: bytes) -> str:
     return db.add_photo(table_id, player, "image/jpeg", small)
 
 
-def read_message(flags: int, game: str) -> str:
+def read_message(flags: int, paper: bool) -> str:
     if not flags:
-        if game == "sunflower-valley":  # a paper sheet; the other games' boards lie on the table
+        if paper:  # a paper sheet; the other games' boards lie on the table (``BoardKit.PAPER``)
             return str(
                 gettext("Photo read. Nothing looked doubtful; still, compare it with the paper.")
             )
@@ -370,7 +365,7 @@ def layout_photo(layout_id: str) -> Response:
         if unfinished
         else ""
     )
-    message = " ".join(filter(None, [read_message(len(check), stored.game), doubted, hint]))
+    message = " ".join(filter(None, [read_message(len(check), board_kit.PAPER), doubted, hint]))
     flagged = {(a, b) for a, b in check}
     kind = "warning" if doubted or unfinished else "info"
     return render_layout(stored, message, flagged=flagged, kind=kind)

@@ -632,12 +632,13 @@ def _phrase(text: str) -> str | None:
         match = pattern.fullmatch(text)
         if match is None:
             continue
+        kept = sum(len(v) for k, v in match.groupdict().items() if _kept(k))
+        if best is not None and kept >= best[0]:
+            continue  # no better reading: its pieces need no translating
         pieces = {name: _piece(name, value) for name, value in match.groupdict().items()}
         if any(p is None for p in pieces.values()):
             continue
-        kept = sum(len(v) for k, v in match.groupdict().items() if _kept(k))
-        if best is None or kept < best[0]:
-            best = (kept, str(gettext(template, **pieces)))
+        best = (kept, str(gettext(template, **pieces)))
     return None if best is None else best[1]
 
 

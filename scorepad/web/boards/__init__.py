@@ -48,6 +48,9 @@ class Tool:
 class BoardKit(Protocol):
     NAME: str
     MODULE: str
+    #: Whether players score on a paper sheet (its photo is compared "with the paper");
+    #: the other games' boards lie on the table with their pieces.
+    PAPER: bool
     MAX_PLAYERS: int
     TOOLS: tuple[Tool, ...]
 

@@ -29,6 +29,7 @@ from scorepad.web.vocab import N_, NP_, Words, sentence, words
 
 NAME = "harmonies"
 MODULE = "harmonies"
+PAPER = False
 #: Shown under the photo button: heights show through parallax only, so a photo at an angle
 #: reads them best (scorepad.vision.harmonies.STRAIGHT_DOWN).
 PHOTO_TIP = N_(
@@ -284,6 +285,7 @@ def board(
         for a in sheet.get("animals", [])
     ]
     held = {a["card"] for a in animals} | set(_cards_held_elsewhere(doc, player))
+    spirits_held = _spirits_held_elsewhere(doc, player)
     labels = {
         (h.q, h.r): _cell_label(w, h, c.get("stack", []), bool(c.get("cube")))
         for h, c in zip(hexes, sheet["cells"], strict=True)
@@ -304,9 +306,7 @@ def board(
             (cid, card_label(w, cid)) for cid in sorted(hm.ANIMAL_CARDS) if cid not in held
         ],
         "spirits": [
-            (cid, w.term(hm.SPIRIT_CARDS[cid]))
-            for cid in SPIRITS
-            if cid not in _spirits_held_elsewhere(doc, player)
+            (cid, w.term(hm.SPIRIT_CARDS[cid])) for cid in SPIRITS if cid not in spirits_held
         ],
         "spirit": sheet.get("spirit"),
         "suns": solo_suns(details.get("suns"), result.players[player].total if result else 0),

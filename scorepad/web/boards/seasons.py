@@ -21,6 +21,7 @@ from scorepad.web.vocab import N_
 
 NAME = "seasons"
 MODULE = "seasons"
+PAPER = False
 MAX_PLAYERS = ss.MAX_PLAYERS
 TOOLS: tuple[Tool, ...] = ()
 MAX_CARDS_IN_PLAY = 40

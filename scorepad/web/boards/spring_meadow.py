@@ -39,6 +39,7 @@ from scorepad.web.vocab import EXAMPLE_BOARD, N_, Words, sentence, words
 
 NAME = sm.GAME.name
 MODULE = "spring_meadow"
+PAPER = False
 #: Shown under the photo button (docs/vision-boards.md, "Known limits").
 PHOTO_TIP = N_("Photograph the whole board, on a table darker than the board.")
 MAX_PLAYERS = sm.MAX_PLAYERS

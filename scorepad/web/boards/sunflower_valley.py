@@ -27,6 +27,7 @@ from scorepad.web.vocab import EXAMPLE_SHEET, N_, NP_, Words, sentence, term, wo
 
 NAME = sv.NAME
 MODULE = "sunflower_valley"
+PAPER = True
 #: Shown under the photo button (docs/vision.md, "Limits").
 PHOTO_TIP = N_("Photograph the whole sheet, flat, on a table darker than the paper.")
 MAX_PLAYERS = sv.MAX_PLAYERS
