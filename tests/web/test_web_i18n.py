@@ -291,6 +291,7 @@ def test_key_pages_are_translated(client: FlaskClient, lang: str) -> None:
     }
     pages = {"new": page(client, "/new", lang), "layouts": page(client, "/layouts", lang)}
     pages |= {key: page(client, f"/t/{table_id}", lang) for key, table_id in tables.items()}
+    client.post(f"/t/{tables['sv']}/finish")  # a finished table names its winners
     pages["results"] = page(client, f"/t/{tables['sv']}/results", lang)
     for key, words in want.items():
         text = visible_text(pages[key])

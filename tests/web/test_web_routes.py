@@ -150,10 +150,15 @@ def test_before_anyone_scores_nobody_leads(client: FlaskClient, table_id: str) -
     html = client.get(f"/t/{table_id}").get_data(as_text=True)
     assert "No points yet." in html and "Leading:" not in html
     assert 'class="tiebreaks' not in html
+    results = client.get(f"/t/{table_id}/results").get_data(as_text=True)
+    assert re.search(r'id="winner">\s*No points yet.\s*<', results) and "Winner" not in results
     tap(client, table_id, p=0, tool="house", q=0, r=0)
     html = tap(client, table_id, p=0, tool="sheep", q=0, r=1).get_data(as_text=True)
     assert "No points yet." not in html
-    assert re.search(r'Leading: <strong id="leaders">Anna</strong>', html)
+    assert re.search(r'id="leaders">\s*Leading: Anna\s*<', html)
+    # The results of an open table name a leader too, not yet a winner.
+    results = client.get(f"/t/{table_id}/results").get_data(as_text=True)
+    assert re.search(r'id="winner">\s*Leading: Anna\s*<', results) and "Winner" not in results
     # A finished table has a winner, no longer a leader.
     client.post(f"/t/{table_id}/finish")
     html = client.get(f"/t/{table_id}").get_data(as_text=True)
@@ -410,7 +415,7 @@ def test_results_show_every_player_category_and_winner(
     tap(client, table_id, p=1, tool="sunflower", q=1, r=0)
     result = engine_result(stored_doc(app, table_id))
     html = client.get(f"/t/{table_id}/results").get_data(as_text=True)
-    assert f"Winner: {result.winners[0]}" in html
+    assert f"Leading: {result.winners[0]}" in html  # still open
     for key in sv.CATEGORIES.values():
         assert key in html
     for p in result.players:
