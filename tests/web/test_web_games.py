@@ -15,6 +15,7 @@ from scorepad.games import spring_meadow as sm
 from scorepad.games.seasons_cards import BESPELLED_GRIMOIRE, JEWEL_OF_THE_ANCIENTS
 from scorepad.web import db
 from scorepad.web.boards import EditRefused
+from scorepad.web.boards.harmonies import evidence as hm_evidence
 from scorepad.web.boards.harmonies import solo_suns
 from scorepad.web.boards.spring_meadow import from_photo, square_place
 
@@ -164,6 +165,27 @@ def test_harmonies_cube_shows_the_card_it_scores_for(client: FlaskClient, harmon
     html = resp.get_data(as_text=True)  # type: ignore[attr-defined]
     assert re.findall(r'<text class="cube-card"[^>]*>(\d+)<', html) == ["5"]
     assert "The number on a cube: the animal card it scores for." in html
+
+
+def test_harmonies_spirit_evidence_is_what_the_spirit_paid_for() -> None:
+    """Spirit 42 pays 2 per blue hex: "check a paper sheet" outlines the two blue hexes, not
+    the animal cube elsewhere; a spirit whose cube was not placed scores, and outlines, nothing."""
+    hexes = {(0, 0): ["blue"], (0, 1): ["blue"], (2, 0): ["green"]}
+    cells = [
+        {"q": q, "r": r, "stack": hexes.get((q, r), [])}
+        | ({"cube": True} if (q, r) == (2, 0) else {})
+        for q, r in hm.board_hexes("A")
+    ]
+    for placed, points, outlined in ((True, 4, {(0, 0), (0, 1)}), (False, 0, set())):
+        spirit = {"card": 42, "placed": placed}
+        doc = {
+            "game": "harmonies",
+            "options": {"side": "A"},
+            "players": [{"name": "Anna", "cells": cells, "spirit": spirit}],
+        }
+        player = engine_result(doc).players[0]
+        assert player.categories["spirit"] == points
+        assert hm_evidence(player.details, "spirit") == outlined
 
 
 def test_harmonies_solo_game_shows_its_suns(app: Flask, client: FlaskClient) -> None:
@@ -337,6 +359,11 @@ def test_spring_meadow_explanation_and_evidence(
     check = client.post(f"/t/{meadow}/check", data=paper, headers=HX).get_data(as_text=True)
     assert 'data-diff="10"' in check
     assert check.count('class="sq-cell marked"') == 20  # the two full lines
+    # The first incomplete line outlines the squares it counts, not its snow: as many as points.
+    points = engine_result(stored_doc(app, meadow)).players[0].categories["partial_row"]
+    paper = {"p": "0", "focus": "partial_row"}
+    check = client.post(f"/t/{meadow}/check", data=paper, headers=HX).get_data(as_text=True)
+    assert 3 <= points < sm.LINE_LENGTH and check.count('class="sq-cell marked"') == points
 
 
 def test_spring_meadow_phase_ledger(app: Flask, client: FlaskClient, meadow: str) -> None:

@@ -498,6 +498,25 @@ def test_check_outlines_the_evidence_of_each_category(
         assert {(int(q), int(r)) for q, r in marked} == hexes, category
 
 
+def test_check_outlines_the_settlements_a_railway_links(client: FlaskClient) -> None:
+    """Valley Express pays by settlements linked, so they are outlined with the rails."""
+    rail = {"area": "blue", "item": "rail", "sides": [3, 0]}
+    cells = [
+        {"q": 0, "r": 0, "area": "blue", "item": "house"},
+        {"q": 1, "r": 0, **rail},
+        {"q": 2, "r": 0, **rail},
+        {"q": 3, "r": 0, "area": "blue", "item": "house"},
+    ]
+    doc = {"game": "sunflower-valley", "players": [{"name": "Anna", "cells": cells}]}
+    resp = client.post("/import", data={"text": json.dumps(doc)})
+    table_id = resp.headers["Location"].rsplit("/", 1)[1]
+    assert engine_result(doc).players[0].categories["valley_express"] == 4
+    form = {"p": "0", "focus": "valley_express"}
+    html = client.post(f"/t/{table_id}/check", data=form, headers=HX).get_data(as_text=True)
+    marked = re.findall(r'<g class="cell[^"]* marked" data-q="(-?\d+)" data-r="(-?\d+)"', html)
+    assert {(int(q), int(r)) for q, r in marked} == {(0, 0), (1, 0), (2, 0), (3, 0)}
+
+
 def test_results_show_area_majorities_and_residents(client: FlaskClient) -> None:
     resp = client.post("/import", data={"text": EXAMPLE.read_text(encoding="utf-8")})
     table_id = resp.headers["Location"].rsplit("/", 1)[1]

@@ -421,6 +421,10 @@ def evidence(details: Mapping[str, Any], category: str | None) -> set[tuple[int,
         )
     if category == "animals":
         return hexes(h for a in details.get("animals", []) for h in a["assigned_cubes"])
-    if category == "spirit":
-        return hexes(details.get("cubes", []))
+    if category == "spirit":  # the stacks or groups the spirit's effect paid for
+        spirit = details.get("spirit") or {}
+        counted = (
+            [i for i in spirit.get("counted", []) if i["points"]] if spirit.get("placed") else []
+        )
+        return hexes(h for i in counted for h in ([i["hex"]] if "hex" in i else i["hexes"]))
     return set()

@@ -595,7 +595,7 @@ def board(
         "size": SQUARE,
         "fill_targets": fill_targets,
         "why": why,
-        "marked": evidence(orientation, details, highlight),
+        "marked": evidence(orientation, rows, details, highlight),
         "sheet": sheet,
         "orientation": orientation,
         "active": doc.get("options", {}).get("active"),
@@ -673,12 +673,13 @@ def _fill_target(orientation: str, line: int, width: int, height: int) -> dict[s
 
 
 def evidence(
-    orientation: str, details: Mapping[str, Any], category: str | None
+    orientation: str, rows: Sequence[str], details: Mapping[str, Any], category: str | None
 ) -> set[tuple[int, int]]:
     if category == "full_rows":
         return {s for n in details.get("full_rows", []) for s in sm.line_squares(orientation, n)}
-    if category == "partial_row" and details.get("counting_row"):
-        return set(sm.line_squares(orientation, details["counting_row"]))
+    if category == "partial_row" and details.get("counting_row"):  # its squares that count
+        line = sm.line_squares(orientation, details["counting_row"])
+        return {(r, c) for r, c in line if rows[r][c] in sm.COVERED_CODES}
     if category == "cleared_burrows":
         return {(int(r), int(c)) for r, c in details.get("cleared_burrows", [])}
     return set()

@@ -509,8 +509,14 @@ def evidence(why: Mapping[str, Any], category: str | None) -> set[tuple[int, int
         return hexes(why["mountain_hexes"]) | hexes(why["mountain_sunflowers"])
     if category == "residents":
         return hexes(why["resident_hexes"])
-    if category == "valley_express":
-        return hexes(h for g in why["express"] for run in g.get("runs", []) for h in run)
+    if category == "valley_express":  # the points go by settlements linked: show them too
+        return hexes(
+            h
+            for g in why["express"]
+            for part in ("runs", "settlements")
+            for hs in g[part]
+            for h in hs
+        )
     if category == "sunflower_majority":
         return hexes(why["taken_sunflowers"])
     return set()
