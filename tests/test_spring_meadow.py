@@ -557,3 +557,14 @@ def test_layout_names_are_unique() -> None:
     doc = with_layout(layout_board())
     doc["options"]["layouts"].append(layout_doc(ELEVEN))
     assert problems_of(doc) == ["'options', layout #2: two layouts are named 'Side A1'"]
+
+
+def test_a_board_file_carries_at_most_32_layouts() -> None:
+    """Eight printed sides, each perhaps read again: more is a file made to slow every tap."""
+    doc = with_layout(layout_board())
+    spare = [layout_doc(ELEVEN) | {"name": f"Spare {i}"} for i in range(sm.MAX_LAYOUTS - 1)]
+    doc["options"]["layouts"] += spare
+    assert len(doc["options"]["layouts"]) == sm.MAX_LAYOUTS
+    sm.score(sm.parse(doc))
+    doc["options"]["layouts"].append(layout_doc(ELEVEN) | {"name": "One more"})
+    assert problems_of(doc) == ["'options', 'layouts': 33 layouts; at most 32"]

@@ -363,14 +363,21 @@ def parse(doc: Any) -> Table:
     return Table(players=boards, active=active, layouts=tuple(layouts))
 
 
+#: Layouts a board file may carry: the 8 printed sides several times over (each read again
+#: from a photo, say), and few enough that a file cannot make every tap slow.
+MAX_LAYOUTS = 32
+
+
 def _parse_layouts(docs: Sequence[_LayoutDoc]) -> tuple[list[Layout], list[str]]:
     """The table's layouts (``options.layouts``), names unique."""
+    if len(docs) > MAX_LAYOUTS:
+        return [], [f"'options', 'layouts': {len(docs)} layouts; at most {MAX_LAYOUTS}"]
     layouts: list[Layout] = []
     problems = []
     for i, layout_doc in enumerate(docs):
         layout, found = _layout_from(layout_doc, f"'options', layout {layout_doc.name!r}")
         problems += found
-        if layout and any(x.name == layout.name for x in layouts):
+        if layout and layout.name in {x.name for x in layouts}:
             problems.append(f"'options', layout #{i + 1}: two layouts are named {layout.name!r}")
         elif layout:
             layouts.append(layout)

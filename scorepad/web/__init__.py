@@ -105,6 +105,10 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
             resp.headers.setdefault("Cache-Control", "no-store")
         resp.headers.setdefault("X-Content-Type-Options", "nosniff")
         resp.headers.setdefault("Referrer-Policy", "same-origin")
+        # No page may be framed by another site (its Finish and Delete buttons could be
+        # clicked through a decoy); the older header for older browsers.
+        resp.headers.setdefault("Content-Security-Policy", "frame-ancestors 'none'")
+        resp.headers.setdefault("X-Frame-Options", "DENY")
         return resp
 
     return app

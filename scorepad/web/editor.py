@@ -15,6 +15,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -58,14 +60,33 @@ def scored(game: Game, doc: dict[str, Any], parsed: Any = None) -> tuple[Result 
         return None, err.problems
 
 
+#: Results kept per worker, by table and version: a version's document and meta never change
+#: (every edit stores a new version), and each phone's poll, the big screen, the results and
+#: the statistics (up to ``players.STATS_TABLES``) ask for the same ones. About 50 KB each.
+RESULTS_KEPT = 600
+_results: OrderedDict[tuple[str, int], tuple[Result | None, list[str]]] = OrderedDict()
+_results_lock = threading.Lock()
+
+
 def table_result(stored: db.StoredTable, parsed: Any = None) -> tuple[Result | None, list[str]]:
     """The table's result: the game's own once it is over (a kit's ``final_result``:
     Spring Meadow's ledger, whose winner is not the board's as it stands after the last
-    phase), else the stored document scored (:func:`scored`)."""
+    phase), else the stored document scored (:func:`scored`). Results are shared, so
+    nobody may change one."""
+    key = (stored.id, stored.version)
+    with _results_lock:
+        if key in _results:
+            _results.move_to_end(key)
+            return _results[key]
     engine, board_kit = game_and_kit(stored)
     final = getattr(board_kit, "final_result", None)
     over = final(stored.doc, stored.meta) if final is not None else None
-    return (over, []) if over is not None else scored(engine, stored.doc, parsed)
+    answer = (over, []) if over is not None else scored(engine, stored.doc, parsed)
+    with _results_lock:
+        _results[key] = answer
+        while len(_results) > RESULTS_KEPT:
+            _results.popitem(last=False)
+    return answer
 
 
 def boards_context(stored: db.StoredTable) -> dict[str, Any]:

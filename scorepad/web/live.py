@@ -40,6 +40,13 @@ def etag(version: int) -> str:
     return f'"v{version}-{current_language()}"'
 
 
+def _private(resp: Response) -> None:
+    """Revalidated every time, and never stored by a shared cache: the same version reads
+    differently on each phone (its own seat is "you")."""
+    resp.headers["Cache-Control"] = "private, no-cache"
+    resp.vary.add("Cookie")
+
+
 @bp.get("/t/<table_id>/live")
 def poll(table_id: str) -> Response:
     view = request.args.get("view", "editor")
@@ -50,7 +57,7 @@ def poll(table_id: str) -> Response:
     if request.args.get("v") == str(version) or tag in request.headers.get("If-None-Match", ""):
         resp = make_response("", 204 if request.args.get("v") else 304)
         resp.headers["ETag"] = tag
-        resp.headers["Cache-Control"] = "no-cache"
+        _private(resp)
         return resp
     stored = db.get_table(table_id)
     if finished and view != "screen":
@@ -61,7 +68,7 @@ def poll(table_id: str) -> Response:
     html = render_template("live/_poll.html", view=view, **ctx)
     resp = make_response(html)
     resp.headers["ETag"] = tag
-    resp.headers["Cache-Control"] = "no-cache"
+    _private(resp)
     return resp
 
 

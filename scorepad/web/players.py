@@ -42,17 +42,19 @@ def roster(device: str | None) -> list[str]:
     return [written[key] for key, _n in counts.most_common(ROSTER_SIZE)]
 
 
-def finished_results(device: str | None) -> list[Result]:
-    """Scored results of this phone's finished tables, oldest first."""
+def finished_results(device: str | None) -> tuple[list[Result], bool]:
+    """Scored results of this phone's newest finished tables (``STATS_TABLES``), oldest
+    first, and whether older ones were left out."""
+    listed = db.list_tables(device, limit=STATS_TABLES + 1, finished=True)
     results = []
-    for stored in reversed(db.list_tables(device, limit=STATS_TABLES, finished=True)):
+    for stored in reversed(listed[:STATS_TABLES]):
         try:
             result, _problems = table_result(stored)
         except db.NotFound:
             continue
         if result is not None:
             results.append(result)
-    return results
+    return results, len(listed) > STATS_TABLES
 
 
 def _campaigns(game: str, solo_games: list[tuple[int, str | None]]) -> list[dict[str, Any]]:
@@ -64,7 +66,7 @@ def _campaigns(game: str, solo_games: list[tuple[int, str | None]]) -> list[dict
 
 @bp.get("/players")
 def index() -> Response:
-    results = finished_results(access.device())
+    results, older_left_out = finished_results(access.device())
     found = statistics(results)
     players: list[dict[str, Any]] = []
     for stats in sorted(found.values(), key=lambda s: (-s.plays, player_key(s.name))):
@@ -86,5 +88,9 @@ def index() -> Response:
             {"name": stats.name, "plays": stats.plays, "wins": stats.wins, "games": rows}
         )
     return page_or_fragment(
-        "players/index.html", "players/_stats.html", players=players, tables=len(results)
+        "players/index.html",
+        "players/_stats.html",
+        players=players,
+        tables=len(results),
+        older_left_out=older_left_out,
     )

@@ -221,6 +221,7 @@ def export(table_id: str) -> Response:
     resp = make_response(body)
     resp.mimetype = "application/json"
     resp.headers["Content-Disposition"] = f'attachment; filename="{stored.game}-{stored.id}.json"'
+    resp.headers["Cache-Control"] = "private, no-store"  # a table's whole state, as it is now
     return resp
 
 

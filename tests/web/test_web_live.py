@@ -51,7 +51,12 @@ def test_an_unchanged_poll_is_204_and_renders_nothing(
     # Without ``v``, the ETag does the same for any HTTP client, in the same language.
     plain = client.get(f"/t/{table_id}/live?view=editor", headers={"If-None-Match": '"v1-en"'})
     assert plain.status_code == 304
-    monkeypatch.undo()  # a poll in another language is drawn again
+    monkeypatch.undo()
+    # Each phone reads its own seat as "you": no shared cache may keep one phone's copy.
+    for answer in (resp, plain, client.get(f"/t/{table_id}/live?view=editor")):
+        assert answer.headers["Cache-Control"] == "private, no-cache"
+        assert "Cookie" in answer.headers["Vary"]
+    # A poll in another language is drawn again.
     russian = {"If-None-Match": '"v1-en"', "Accept-Language": "ru"}
     assert client.get(f"/t/{table_id}/live?view=editor", headers=russian).status_code == 200
 

@@ -7,12 +7,14 @@ import re
 from statistics import mean
 from typing import Any
 
+import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from webhelpers import SV_FORM, engine_result, new_table, stored_doc, tap
 
 from scorepad import games
 from scorepad.games import spring_meadow as sm
+from scorepad.web import players
 
 
 def player_block(html: str, name: str) -> str:
@@ -78,6 +80,18 @@ def test_statistics_over_finished_tables(app: Flask, client: FlaskClient) -> Non
     assert stat(boris, "plays") == "1"  # the unfinished table does not count
     # Another phone has no history of these tables.
     assert "data-player=" not in app.test_client().get("/players").get_data(as_text=True)
+
+
+def test_statistics_say_when_older_tables_are_left_out(
+    client: FlaskClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(players, "STATS_TABLES", 2)
+    for names in (["Old", "Boris"], ["Anna", "Boris"], ["Anna", "Vera"]):
+        table_id = new_table(client, SV_FORM, names)
+        client.post(f"/t/{table_id}/finish")
+        html = client.get("/players").get_data(as_text=True)
+        assert ("Older tables are left out." in html) == (names[0] == "Anna" and names[1] == "Vera")
+    assert "2 tables" in html and 'data-player="Old"' not in html  # the newest two only
 
 
 def test_a_solo_table_is_a_play_but_no_win(client: FlaskClient) -> None:

@@ -15,6 +15,7 @@ from flask.testing import FlaskClient
 from webhelpers import HX, SV_FORM, engine_result, new_table, stored_doc, tap
 
 from scorepad.games import sunflower_valley as sv
+from scorepad.web import editor
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sunflower-valley.json"
 
@@ -192,6 +193,32 @@ def test_the_big_screen_says_how_a_tie_was_broken(client: FlaskClient) -> None:
     assert broken  # the example's tie on 32, broken on sunflowers
     screen = client.get(f"/t/{table_id}/screen").get_data(as_text=True)
     assert 'id="screen-tiebreaks"' in screen and all(line in screen for line in broken)
+
+
+def test_no_page_may_be_framed_by_another_site(client: FlaskClient, table_id: str) -> None:
+    for url in ("/", f"/t/{table_id}", f"/t/{table_id}/seats", f"/t/{table_id}/card.png"):
+        resp = client.get(url)
+        assert resp.headers["Content-Security-Policy"] == "frame-ancestors 'none'", url
+        assert resp.headers["X-Frame-Options"] == "DENY", url
+    export = client.get(f"/t/{table_id}/export")
+    assert export.headers["Cache-Control"] == "private, no-store"
+
+
+def test_each_version_of_a_table_is_scored_once(
+    app: Flask, client: FlaskClient, table_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every phone's poll, the results and the big screen share one scoring per version."""
+    calls = []
+    real = editor.scored
+    monkeypatch.setattr(editor, "scored", lambda *a: calls.append(1) or real(*a))
+    for url in ("", "", "/results", "/screen", "/live?view=editor&p=0"):
+        assert client.get(f"/t/{table_id}{url}").status_code == 200
+    assert len(calls) == 1
+    tap(client, table_id, p=0, tool="house", q=0, r=0)
+    assert len(calls) == 2
+    total = engine_result(stored_doc(app, table_id)).players[0].total
+    results = client.get(f"/t/{table_id}/results").get_data(as_text=True)
+    assert len(calls) == 2 and re.search(rf'data-total="Anna" class="[^"]*">{total}<', results)
 
 
 def test_invalid_tap_is_422_and_stores_nothing(

@@ -13,7 +13,7 @@ from PIL import Image
 from webhelpers import SV_FORM, engine_result, new_table, stored_doc, tap
 
 from scorepad import games
-from scorepad.web import db
+from scorepad.web import db, sharing
 
 
 @pytest.fixture
@@ -74,16 +74,31 @@ def test_recap_for_a_chat(app: Flask, client: FlaskClient, table_id: str) -> Non
         assert f"/t/{table_id}/{route}" in html
 
 
-def test_png_results_card(client: FlaskClient, table_id: str) -> None:
+def test_png_results_card(
+    client: FlaskClient, table_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     resp = client.get(f"/t/{table_id}/card.png")
     assert resp.status_code == 200 and resp.headers["Content-Type"] == "image/png"
     filename(resp, "png", table_id)
     assert resp.data.startswith(b"\x89PNG\r\n\x1a\n")
     image = Image.open(io.BytesIO(resp.data))
     assert image.format == "PNG" and image.width == 1080 and image.height > 600
-    # Unchanged table, same file: a revalidation costs nothing.
-    again = client.get(f"/t/{table_id}/card.png", headers={"If-None-Match": resp.headers["ETag"]})
-    assert again.status_code == 304
+
+    # Unchanged table, same file: a revalidation costs nothing, not even a drawing.
+    def no_drawing(*_args: object) -> None:
+        raise AssertionError("a revalidated card must not be drawn again")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(sharing, "results_card", no_drawing)
+        for route in ("card.png", "results.csv", "recap.txt"):
+            tag = (
+                client.get(f"/t/{table_id}/{route}").headers["ETag"]
+                if route != "card.png"
+                else resp.headers["ETag"]
+            )
+            again = client.get(f"/t/{table_id}/{route}", headers={"If-None-Match": tag})
+            assert again.status_code == 304 and again.headers["ETag"] == tag
+            assert "private" in again.headers["Cache-Control"]
     # Another language is another file: a revalidation must not keep the old one.
     russian = {"If-None-Match": resp.headers["ETag"], "Accept-Language": "ru"}
     assert client.get(f"/t/{table_id}/card.png", headers=russian).status_code == 200
