@@ -16,11 +16,16 @@ from flask_babel import gettext  # type: ignore[import-untyped]
 
 from scorepad import games
 from scorepad.boardfile import readable_name
-from scorepad.web import db
+from scorepad.web import access, db
 from scorepad.web.boards import EditRefused, kits, reads_photos
 from scorepad.web.htmx import page_or_fragment, redirect_to
+from scorepad.web.seats import limit_setting
 
 bp = Blueprint("layouts", __name__, url_prefix="/layouts")
+
+#: (layouts, seconds) one client address may create or copy: plenty for a group painting its
+#: sheets, too few to bury everyone's list (every phone sees every layout).
+NEW_LAYOUT_LIMIT = (30, 3600)
 
 
 def layout_kits() -> dict[str, Any]:
@@ -34,18 +39,37 @@ def kit_for(stored: db.StoredLayout) -> Any:
     return found
 
 
-@bp.get("")
-def index() -> Response:
+def render_list(message: str | None = None, status: int = 200) -> Response:
+    """Every stored layout (any table may use any), this phone's own apart from the others'."""
     available = layout_kits()
+    stored = [lay for lay in db.list_layouts() if lay.game in available]
+    device = access.device()
     return page_or_fragment(
         "layouts/index.html",
         "layouts/_list.html",
+        status,
         games=[(name, games.get(name).title) for name in available],
         examples=[(name, k.example_layout_doc()["name"]) for name, k in available.items()],
-        stored=[lay for lay in db.list_layouts() if lay.game in available],
+        stored=[lay for lay in stored if lay.may_change(device)],
+        others=[lay for lay in stored if not lay.may_change(device)],
         titles={name: games.get(name).title for name in available},
-        message=None,
+        message=message,
     )
+
+
+@bp.get("")
+def index() -> Response:
+    return render_list()
+
+
+def _too_many() -> Response | None:
+    """429 once this address made its share of layouts for the hour."""
+    limit, period = limit_setting("NEW_LAYOUT_LIMIT", NEW_LAYOUT_LIMIT)
+    if db.take(f"layout:{request.remote_addr or 'unknown'}", limit, period):
+        return None
+    resp = render_list(gettext("Too many new layouts from this network. Try again later."), 429)
+    resp.headers["Retry-After"] = "600"
+    return resp
 
 
 @bp.post("")
@@ -62,20 +86,37 @@ def create() -> Response:
             "Give the layout a name (up to 80 characters), e.g. the letter of the sheet."
         )
     if message or board_kit is None:
-        return page_or_fragment(
-            "layouts/index.html",
-            "layouts/_list.html",
-            422,
-            games=[(n, games.get(n).title) for n in available],
-            examples=[(n, k.example_layout_doc()["name"]) for n, k in available.items()],
-            stored=[lay for lay in db.list_layouts() if lay.game in available],
-            titles={n: games.get(n).title for n in available},
-            message=message,
-        )
+        return render_list(message, 422)
+    if (refused := _too_many()) is not None:
+        return refused
     start = board_kit.example_layout_doc() if request.form.get("start") == "example" else None
     data = board_kit.blank_layout(name, start)
-    layout_id = db.create_layout(game, name, data)
+    layout_id = db.create_layout(game, name, data, owner=access.ensure_device())
     return redirect_to("layouts.edit", layout_id=layout_id)
+
+
+@bp.post("/<layout_id>/copy")
+def copy(layout_id: str) -> Response:
+    """A layout of this phone's own, to change, from one another phone made."""
+    stored = db.get_layout(layout_id)
+    kit_for(stored)
+    if (refused := _too_many()) is not None:
+        return refused
+    name = gettext("%(name)s (copy)", name=stored.name)[:80].strip()
+    data = {**stored.data, "name": name}
+    copied = db.create_layout(stored.game, name, data, owner=access.ensure_device())
+    return redirect_to("layouts.edit", layout_id=copied)
+
+
+def not_yours(stored: db.StoredLayout) -> Response | None:
+    """403 with the layout as it is, when another phone made it (it may use it, not change it)."""
+    if stored.may_change(access.device()):
+        return None
+    message = gettext(
+        "Another phone made this layout: tables can use it, but only that phone changes it. "
+        "Copy it to change a layout of your own."
+    )
+    return render_layout(stored, message, 403)
 
 
 def render_layout(
@@ -102,6 +143,7 @@ def render_layout(
         photos=reads_photos(board_kit),
         # Layouts have no undo: a photo read over one painted or read before asks first.
         blank=stored.data == board_kit.blank_layout(stored.name, None),
+        mine=stored.may_change(access.device()),
     )
 
 
@@ -114,6 +156,8 @@ def edit(layout_id: str) -> Response:
 def tap(layout_id: str) -> Response:
     stored = db.get_layout(layout_id)
     board_kit = kit_for(stored)
+    if (refused := not_yours(stored)) is not None:
+        return refused
 
     def change(current: db.StoredLayout) -> tuple[str, dict[str, Any]]:
         return current.name, board_kit.layout_tap(current.data, request.form)
@@ -128,6 +172,8 @@ def tap(layout_id: str) -> Response:
 @bp.post("/<layout_id>/rename")
 def rename(layout_id: str) -> Response:
     stored = db.get_layout(layout_id)
+    if (refused := not_yours(stored)) is not None:
+        return refused
     name = request.form.get("name", "").strip()
     if not name or len(name) > 80 or not readable_name(name):
         message = gettext("A layout needs a name of 1 to 80 characters.")
@@ -141,5 +187,7 @@ def rename(layout_id: str) -> Response:
 
 @bp.post("/<layout_id>/delete")
 def delete(layout_id: str) -> Response:
+    if (refused := not_yours(db.get_layout(layout_id))) is not None:
+        return refused
     db.delete_layout(layout_id)
     return redirect_to("layouts.index")

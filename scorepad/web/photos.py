@@ -31,7 +31,7 @@ from scorepad.web import access, db
 from scorepad.web.boards import EditRefused, photo_kit, player_index, refuse_edit
 from scorepad.web.doubts import checked, tapped_cells, with_photo
 from scorepad.web.editor import edit, game_and_kit, render_editor, require_editable, sheet_tag
-from scorepad.web.layouts import kit_for, render_layout
+from scorepad.web.layouts import kit_for, not_yours, render_layout
 from scorepad.web.vocab import sentence
 
 bp = Blueprint("photos", __name__)
@@ -330,6 +330,8 @@ def show_photo(table_id: str, photo_id: str) -> Response:
 def layout_photo(layout_id: str) -> Response:
     stored = db.get_layout(layout_id)
     board_kit = kit_for(stored)
+    if (refused := not_yours(stored)) is not None:
+        return refused
     try:
         found = recognise_layout(upload(), stored.game, stored.name)
     except PhotoRefused as err:

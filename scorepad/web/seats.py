@@ -30,7 +30,8 @@ JOIN_CODE_LIMIT = (10, 600)
 JOIN_LIMIT = (30, 600)
 
 
-def _limit(name: str, default: tuple[int, int]) -> tuple[int, int]:
+def limit_setting(name: str, default: tuple[int, int]) -> tuple[int, int]:
+    """A rate limit, (attempts, seconds), from the app's config (tests set their own)."""
     limit, period = current_app.config.get(name, default)
     return int(limit), int(period)
 
@@ -63,7 +64,7 @@ def join_by_code() -> Response:
     """A typed join code: the table's join page, or a message; wrong codes are rate-limited."""
     code = db.normal_code(request.form.get("code", ""))
     bucket = f"code:{_client()}"
-    limit, period = _limit("JOIN_CODE_LIMIT", JOIN_CODE_LIMIT)
+    limit, period = limit_setting("JOIN_CODE_LIMIT", JOIN_CODE_LIMIT)
     if not db.take(bucket, limit, period):
         return _too_many("seats/code.html", "seats/_code_form.html", code=code)
     table_id = db.table_by_code(code)
@@ -116,7 +117,7 @@ def claim(table_id: str) -> Response:
     if seat is None or not 0 <= seat < len(stored.doc.get("players", [])):
         ctx = _join_context(stored, gettext("Choose one of the table's players."))
         return page_or_fragment("seats/join.html", "seats/_join.html", 422, **ctx)
-    limit, period = _limit("JOIN_LIMIT", JOIN_LIMIT)
+    limit, period = limit_setting("JOIN_LIMIT", JOIN_LIMIT)
     if not db.take(f"join:{_client()}", limit, period):
         return _too_many("seats/join.html", "seats/_join.html", **_join_context(stored))
     try:

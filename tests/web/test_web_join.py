@@ -479,6 +479,14 @@ sa.Table(
     sa.Column("doc", sa.Text, nullable=False),
     sa.Column("meta", sa.Text, nullable=False),
 )
+sa.Table(  # before layouts had owners
+    "layouts",
+    OLD,
+    sa.Column("id", sa.String(16), primary_key=True),
+    *(sa.Column(n, sa.String(200), nullable=False) for n in ("game", "name", "data")),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+)
 
 
 def test_an_older_database_is_upgraded(db_url: str) -> None:
@@ -495,6 +503,12 @@ def test_an_older_database_is_upgraded(db_url: str) -> None:
                 updated_at=now,
             )
         )  # fmt: skip
+        conn.execute(
+            OLD.tables["layouts"].insert().values(
+                id="oldSheet", game="sunflower-valley", name="Sheet A", data="{}",
+                created_at=now, updated_at=now,
+            )
+        )  # fmt: skip
     engine.dispose()
     app = make_app(db_url, WTF_CSRF_ENABLED=False)
     try:
@@ -505,6 +519,10 @@ def test_an_older_database_is_upgraded(db_url: str) -> None:
             newer = db.create_table("sunflower-valley", "new", blank, {}, host="phone")
             assert len(newer) == 22 and db.get_table(newer).title == "new"
             assert db.take("upgraded", 1, 60)
+            sheet = db.get_layout("oldSheet")  # made before owners: anyone changes it, as then
+            assert sheet.owner is None and sheet.may_change("any phone")
+            mine = db.get_layout(db.create_layout("spring-meadow", "B", {}, owner="phone"))
+            assert mine.may_change("phone") and not mine.may_change("another")
         with app.app_context():
             columns = {c["name"]: c for c in sa.inspect(db.engine()).get_columns("score_tables")}
         if db_url.startswith("postgres"):

@@ -120,3 +120,46 @@ def test_rename_and_delete_layout(app: Flask, client: FlaskClient) -> None:
     assert layout_data(app, layout_id)["name"] == "Sheet D"
     assert client.post(f"/layouts/{layout_id}/delete").status_code == 303
     assert client.get(f"/layouts/{layout_id}").status_code == 404
+
+
+def test_only_the_phone_that_made_a_layout_changes_it(app: Flask, client: FlaskClient) -> None:
+    layout_id = create_layout(client, "sunflower-valley", "Sheet C", start="example")
+    before = layout_data(app, layout_id)
+    other = app.test_client()
+    listing = other.get("/layouts").get_data(as_text=True)
+    assert 'id="other-layouts"' in listing and "Sheet C" in listing
+    page = other.get(f"/layouts/{layout_id}").get_data(as_text=True)
+    assert "data-tap " not in page and 'id="palette"' not in page and 'id="copy-layout"' in page
+    refused = [
+        paint(other, layout_id, tool="mountain", q=0, r=0),
+        other.post(f"/layouts/{layout_id}/rename", data={"name": "Mine now"}, headers=HX),
+        other.post(f"/layouts/{layout_id}/delete", headers=HX),
+        other.post(f"/layouts/{layout_id}/photo", data={}, headers=HX),
+    ]
+    for resp in refused:
+        assert resp.status_code == 403 and "Another phone made this layout" in resp.get_data(
+            as_text=True
+        )
+    assert layout_data(app, layout_id) == before
+    # It copies the layout instead, and changes its copy; the original is untouched.
+    resp = other.post(f"/layouts/{layout_id}/copy")
+    assert resp.status_code == 303
+    copied = resp.headers["Location"].rsplit("/", 1)[1]
+    assert layout_data(app, copied) == {**before, "name": "Sheet C (copy)"}
+    assert paint(other, copied, tool="mountain", q=0, r=0).status_code == 200
+    assert layout_data(app, layout_id) == before
+    assert 'id="copy-layout"' not in client.get(f"/layouts/{layout_id}").get_data(as_text=True)
+    # Any phone's table may use either.
+    for phone, chosen in ((other, layout_id), (client, copied)):
+        table_id = new_table(phone, SV_FORM | {"layout": f"db:{chosen}"}, ["Anna", "Boris"])
+        assert stored_doc(app, table_id)["players"][0]["cells"]
+
+
+def test_new_layouts_are_rate_limited(app: Flask, client: FlaskClient) -> None:
+    app.config["NEW_LAYOUT_LIMIT"] = (2, 3600)
+    first = create_layout(client, "spring-meadow", "Side 1")
+    create_layout(client, "spring-meadow", "Side 2")
+    resp = client.post("/layouts", data={"game": "spring-meadow", "name": "Side 3"}, headers=HX)
+    assert resp.status_code == 429 and "Too many new layouts" in resp.get_data(as_text=True)
+    assert client.post(f"/layouts/{first}/copy").status_code == 429
+    assert "Side 3" not in client.get("/layouts").get_data(as_text=True)

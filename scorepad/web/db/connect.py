@@ -86,27 +86,32 @@ def create_schema(engine: Engine) -> None:
     engine.dispose()
 
 
-#: Columns added to ``score_tables`` after the first release, with their DDL types.
+#: Columns added after the first release, by table, with their DDL types.
 _ADDED_COLUMNS = {
-    "join_code": "VARCHAR(8)",
-    "everyone_edits": "BOOLEAN NOT NULL DEFAULT FALSE",
-    "finished_at": "TIMESTAMP WITH TIME ZONE",
+    "score_tables": {
+        "join_code": "VARCHAR(8)",
+        "everyone_edits": "BOOLEAN NOT NULL DEFAULT FALSE",
+        "finished_at": "TIMESTAMP WITH TIME ZONE",
+    },
+    "layouts": {"owner": "VARCHAR(64)"},
 }
 
 
 def _upgrade(engine: Engine) -> None:
     """Bring a database made by an older release up to this schema (idempotent).
 
-    Adds the sharing columns, their index, and on PostgreSQL widens the id columns for the
-    longer table ids (SQLite does not enforce ``VARCHAR`` lengths).
+    Adds the sharing columns, their index, the layouts' owner, and on PostgreSQL widens the
+    id columns for the longer table ids (SQLite does not enforce ``VARCHAR`` lengths).
     """
     inspector = sa.inspect(engine)
-    columns = {c["name"]: c for c in inspector.get_columns("score_tables")}
+    # Read before the write transaction: on SQLite another connection would wait for its lock.
+    columns = {table: {c["name"] for c in inspector.get_columns(table)} for table in _ADDED_COLUMNS}
     postgres = engine.dialect.name == "postgresql"
     with engine.begin() as conn:
-        for name, ddl in _ADDED_COLUMNS.items():
-            if name not in columns:
-                conn.exec_driver_sql(f"ALTER TABLE score_tables ADD COLUMN {name} {ddl}")
+        for table, added in _ADDED_COLUMNS.items():
+            for name, ddl in added.items():
+                if name not in columns[table]:
+                    conn.exec_driver_sql(f"ALTER TABLE {table} ADD COLUMN {name} {ddl}")
         conn.exec_driver_sql(
             "CREATE UNIQUE INDEX IF NOT EXISTS ix_score_tables_join_code "
             "ON score_tables (join_code)"

@@ -21,6 +21,11 @@ class StoredLayout:
     name: str
     data: dict[str, Any]
     updated_at: datetime
+    owner: str | None = None  # the device hash of the phone that made it
+
+    def may_change(self, device: str | None) -> bool:
+        """Only the phone that made a layout changes it (one made before owners: anyone)."""
+        return self.owner is None or self.owner == device
 
 
 def _layout(row: sa.Row[Any]) -> StoredLayout:
@@ -30,10 +35,11 @@ def _layout(row: sa.Row[Any]) -> StoredLayout:
         name=row.name,
         data=json.loads(row.data),
         updated_at=row.updated_at,
+        owner=row.owner,
     )
 
 
-def create_layout(game: str, name: str, data: dict[str, Any]) -> str:
+def create_layout(game: str, name: str, data: dict[str, Any], owner: str | None = None) -> str:
     layout_id, now = new_id(), utc_now()
     with writing() as conn:
         conn.execute(
@@ -44,6 +50,7 @@ def create_layout(game: str, name: str, data: dict[str, Any]) -> str:
                 data=dumps(data),
                 created_at=now,
                 updated_at=now,
+                owner=owner,
             )
         )
     return layout_id
@@ -84,7 +91,9 @@ def edit_layout(
             .where(layouts.c.id == layout_id)
             .values(name=name[:80], data=dumps(data), updated_at=now)
         )
-        return StoredLayout(id=row.id, game=row.game, name=name[:80], data=data, updated_at=now)
+        return StoredLayout(
+            id=row.id, game=row.game, name=name[:80], data=data, updated_at=now, owner=row.owner
+        )
 
 
 def delete_layout(layout_id: str) -> None:

@@ -55,6 +55,9 @@ layouts = sa.Table(
     sa.Column("data", sa.Text, nullable=False),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+    # The phone that made it (its device hash), the only one that may change it; None for
+    # layouts stored before layouts had owners (anyone may change those, as then).
+    sa.Column("owner", sa.String(64), nullable=True),
 )
 
 members = sa.Table(
