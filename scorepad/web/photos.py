@@ -19,6 +19,7 @@ stores nothing. The vision extra is optional: without OpenCV the button says so 
 from __future__ import annotations
 
 import io
+import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -43,6 +44,12 @@ EVIDENCE_SIDE = 1600
 EVIDENCE_QUALITY = 80
 #: Endpoints whose requests may carry a photo (the app raises the upload limit for them).
 UPLOAD_ENDPOINTS = frozenset({"photos.board_photo", "photos.layout_photo"})
+
+
+#: One photo read at a time in a worker: decoding a large PNG or HEIC (no reduced-scale
+#: decoding as for JPEG) holds a few hundred MB while it lasts, and a worker's threads reading
+#: several at once would multiply that; the next photo waits its turn (about a second).
+_one_read = threading.BoundedSemaphore(1)
 
 
 class PhotoRefused(ValueError):
@@ -85,7 +92,8 @@ def _read(data: bytes, game: str, function: str, hints: dict[str, Any]) -> dict[
             501,
         ) from None
     try:
-        found: dict[str, Any] = getattr(recognize, function)(data, game=game, **hints)
+        with _one_read:
+            found: dict[str, Any] = getattr(recognize, function)(data, game=game, **hints)
     except PhotoError as err:
         why = sentence(str(err))
         raise PhotoRefused(gettext("The photo could not be read: %(why)s", why=why)) from None

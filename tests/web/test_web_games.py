@@ -385,7 +385,9 @@ def test_spring_meadow_phase_ledger(app: Flask, client: FlaskClient, meadow: str
     html = client.get(f"/t/{meadow}/results").get_data(as_text=True)
     assert "Game won by Anna" in html
     # The score table ranks by pins, and says so beside the pins themselves.
-    assert re.search(r'<tr data-category="pins"><th scope="row">Pins</th><td>2</td><td>0</td>', html)
+    assert re.search(
+        r'<tr data-category="pins"><th scope="row">Pins</th><td>2</td><td>0</td>', html
+    )
     assert "Rank (by pins)" in html
     resp = field(client, meadow, p=0, action="record_phase")
     assert resp.status_code == 422 and "game is over" in message(resp)

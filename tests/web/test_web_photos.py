@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import io
 import re
+import threading
+import time
 from functools import cache, partial
 from html import unescape
 from typing import Any
@@ -27,9 +29,10 @@ from webhelpers import HX, SV_FORM, new_table, stored_doc, tap
 from scorepad.games import sunflower_valley as sv
 from scorepad.games.harmonies import LEGAL_STACKS, board_hexes
 from scorepad.vision import meadow_synth, render3d, synth
+from scorepad.vision import recognize as vision_recognize
 from scorepad.vision.decode import PhotoError
 from scorepad.vision.recognize import recognize
-from scorepad.web import db
+from scorepad.web import db, photos
 from scorepad.web import doubts as doubts_module
 
 #: Photos looked at to find a sheet read with doubts and one read without (the recogniser's
@@ -472,8 +475,6 @@ def test_a_table_finished_while_the_photo_is_read_keeps_its_boards(
     app: Flask, client: FlaskClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Reading takes about a second; the host may finish the table meanwhile.
-    from scorepad.web import photos
-
     table_id = sv_table(app, client, clear_sheet(), ["Ann"])
     before = stored_doc(app, table_id)
     read = photos.recognise
@@ -790,3 +791,25 @@ def test_no_photo_is_read_once_a_spring_meadow_game_is_over(
     assert resp.status_code == 422
     assert "The game is over: Ann has 2 pins." in resp.get_data(as_text=True)
     assert stored_doc(app, table_id) == before
+
+
+def test_a_worker_reads_one_photo_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two threads of one worker reading photos take turns (a large PNG decodes at full size)."""
+    reading, most = [], []
+
+    def slow(_data: bytes, game: str, **_hints: object) -> dict[str, object]:
+        reading.append(game)
+        most.append(len(reading))
+        time.sleep(0.1)
+        reading.remove(game)
+        return {"game": game}
+
+    monkeypatch.setattr(vision_recognize, "recognize", slow)
+    threads = [
+        threading.Thread(target=photos.recognise, args=(b"photo", f"game {i}")) for i in range(3)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(most) == 3 and max(most) == 1
