@@ -6,6 +6,7 @@ import threading
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 from flask import Flask
 
 from scorepad.web import db
@@ -105,6 +106,27 @@ def test_history_is_capped(app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
             db.edit_table(table_id, bump(n))
         undone = [db.undo(table_id).doc["players"][0]["n"] for _ in range(5)]
     assert undone == [6, 5, 4, 4, 4]
+
+
+def test_a_finished_table_keeps_its_last_undo_steps(
+    app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(db.tables, "FINISHED_HISTORY", 2)
+    with app.app_context():
+        table_id = db.create_table("g", "t", doc(0), {})
+        for n in range(1, 8):
+            db.edit_table(table_id, bump(n))
+        db.undo(table_id)  # at 6, with 7 to redo
+        db.finish_table(table_id)
+        with db.reading() as conn:
+            kept = conn.execute(
+                sa.select(db.history.c.seq).where(db.history.c.table_id == table_id)
+            ).scalars()
+            assert sorted(kept) == [4, 5, 6, 7]  # steps 0-3 dropped, the redo step kept
+        db.finish_table(table_id, finished=False)
+        undone = [db.undo(table_id).doc["players"][0]["n"] for _ in range(4)]
+        assert undone == [5, 4, 4, 4]
+        assert db.redo(table_id).doc["players"][0]["n"] == 5
 
 
 def test_meta_is_part_of_the_history(app: Flask) -> None:

@@ -23,7 +23,7 @@ from scorepad.web.db.schema import (
     normal_code,
     score_tables,
 )
-from scorepad.web.db.tables import StoredTable, table_from_row
+from scorepad.web.db.tables import StoredTable, table_from_row, trim_history
 
 
 @dataclass(frozen=True)
@@ -151,7 +151,8 @@ def _move_on(conn: Connection, table_id: str) -> None:
 
 
 def finish_table(table_id: str, finished: bool = True) -> StoredTable:
-    """Finish a table (read-only from now on, its join code retired) or reopen it.
+    """Finish a table (read-only from now on, its join code retired, its undo history
+    trimmed to the last ``FINISHED_HISTORY`` steps) or reopen it.
 
     The version moves on, so every phone's live poll notices.
     """
@@ -166,6 +167,7 @@ def finish_table(table_id: str, finished: bool = True) -> StoredTable:
                     finished_at=utc_now() if finished else None,
                     join_code=code,
                     version=row.version + 1,
+                    oldest=trim_history(conn, row) if finished else row.oldest,
                 )
             )
         row = locked(conn, table_id)

@@ -29,6 +29,9 @@ from scorepad.web.db.schema import (
 
 #: Undo steps kept per table; older entries are dropped so a long game stays small.
 HISTORY_LIMIT = 400
+#: Undo steps a finished table keeps (for a reopened table's last corrections): each step is
+#: a whole document, so a game's taps came to about 90 times its final size.
+FINISHED_HISTORY = 30
 
 
 @dataclass(frozen=True)
@@ -214,6 +217,15 @@ def _store(
     if oldest > row.oldest:
         conn.execute(history.delete().where(history.c.table_id == row.id, history.c.seq < oldest))
     return _update(conn, row, seq, oldest, seq, doc, meta)
+
+
+def trim_history(conn: Connection, row: sa.Row[Any]) -> int:
+    """Drop the undo steps more than ``FINISHED_HISTORY`` before the current one; the new
+    oldest step (redo steps are kept)."""
+    oldest = max(row.oldest, row.position - FINISHED_HISTORY)
+    if oldest > row.oldest:
+        conn.execute(history.delete().where(history.c.table_id == row.id, history.c.seq < oldest))
+    return int(oldest)
 
 
 #: Checks a history step before it is taken: (table now, document after, metadata after).
