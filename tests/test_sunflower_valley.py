@@ -153,6 +153,22 @@ def test_a_track_that_does_not_reach_the_house_links_nothing():
     assert details(doc)["links"] == []
 
 
+def test_track_ends_that_lead_nowhere_are_pointed_out():
+    """An end reaching a house or more track leads somewhere; any other end is loose (it
+    scores nothing either way: the sheet shows it, as a rail turned the wrong way often is)."""
+    assert details(axial_table(line("H", "R03", "R03", "H")))["loose_ends"] == []
+    # The second rail turned N-S: its track meets the first rail's at neither side.
+    doc = axial_table(line("H", "R03", "R25", "H"))
+    assert sorted(details(doc)["loose_ends"]) == [[1, 0, 0], [2, 0, 2], [2, 0, 5]]
+    # A closed loop has no ends at all.
+    loop = {
+        (h.q, h.r): f"R{(d + 2) % 6}{(d - 2) % 6}"
+        for d in range(6)
+        for h in [neighbor(Hex(0, 0), d)]
+    }
+    assert details(axial_table(loop | {(0, 0): "H"}))["loose_ends"] == []
+
+
 def test_links_are_transitive_trains_run_through_stations():
     """A sheep by the first settlement pairs with the third, two links away."""
     doc = axial_table(line("S", "H", "R03", "H", "R03", "H") | {(1, 1): "S", (3, 1): "S"})

@@ -26,7 +26,10 @@ whose per-player ``details`` carry the evidence a player can check on the paper 
 ``residents``
     ``{"count", "houses", "super_sunflowers", "tally", "place", "points", "decided_by"}``;
 ``valley_express``
-    ``[{"settlements": [i, ...], "runs": [[[q, r], ...], ...], "points": n}]``.
+    ``[{"settlements": [i, ...], "runs": [[[q, r], ...], ...], "points": n}]``;
+``loose_ends``
+    ``[[q, r, side], ...]``: track ends that reach neither a house nor more track (they
+    score nothing; often a rail entered turned the wrong way).
 
 The result's ``extra`` adds table-wide evidence: ``areas`` (every player's count and the
 area's winner) and ``residents`` (the ranking and the tie-break used).
@@ -647,8 +650,24 @@ def _score_sheet(
         "mountains": mountains,
         "residents": residents,
         "valley_express": express,
+        "loose_ends": loose_ends(valley),
     }
     return PlayerScore(sheet.name, categories, details)
+
+
+def loose_ends(valley: Valley) -> list[list[int]]:
+    """Track ends that lead nowhere: the hex across is neither a house (rule "Track run": an
+    end reaches that hex's settlement) nor a rail whose track uses the same side."""
+    rails = {h: c.sides for h, c in valley.sheet.by_hex.items() if c.item == "rail" and c.sides}
+    found = []
+    for h, sides in sorted(rails.items()):
+        around = neighbors(h)
+        for side in sides:
+            n = around[side]
+            onward = rails.get(n)
+            if (onward is None or opposite(side) not in onward) and n not in valley.settlement_of:
+                found.append([h.q, h.r, side])
+    return found
 
 
 def _links(valley: Valley) -> list[dict[str, Any]]:

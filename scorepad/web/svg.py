@@ -30,6 +30,10 @@ class HexCanvas:
         x, y = self.layout.to_pixel(h)
         return round(x, 1), round(y, 1)
 
+    def side_point(self, h: Hex, side: int) -> tuple[float, float]:
+        x, y = self.layout.side_midpoint(h, side)
+        return round(x, 1), round(y, 1)
+
     def track(self, h: Hex, a: int, b: int) -> str:
         """SVG path of a railway track joining sides ``a`` and ``b`` of ``h``."""
         ax, ay = self.layout.side_midpoint(h, a)

@@ -544,6 +544,32 @@ def test_check_outlines_the_settlements_a_railway_links(client: FlaskClient) -> 
     assert {(int(q), int(r)) for q, r in marked} == {(0, 0), (1, 0), (2, 0), (3, 0)}
 
 
+def test_track_ends_that_lead_nowhere_are_ringed(app: Flask, client: FlaskClient) -> None:
+    """A rail entered turned the wrong way links nothing: its loose track ends are ringed
+    and the legend asks whether the rail is turned right."""
+    cells = [
+        {"q": 0, "r": 0, "area": "blue", "item": "house"},
+        {"q": 1, "r": 0, "area": "blue", "item": "rail", "sides": [3, 0]},
+        {"q": 2, "r": 0, "area": "blue", "item": "rail", "sides": [2, 5]},
+        {"q": 3, "r": 0, "area": "blue", "item": "house"},
+    ]
+    doc = {"game": "sunflower-valley", "players": [{"name": "Anna", "cells": cells}]}
+    resp = client.post("/import", data={"text": json.dumps(doc)})
+    table_id = resp.headers["Location"].rsplit("/", 1)[1]
+    html = client.get(f"/t/{table_id}").get_data(as_text=True)
+    assert html.count('class="loose-end"') == 3 and 'id="loose-ends"' in html
+    assert "(3 on this sheet)" in html
+    # Turned right (a tap turns a straight track a sixth of a circle), the railway links
+    # both houses: nothing is ringed.
+    for _turn in range(3):
+        html = tap(client, table_id, p=0, tool="straight", q=2, r=0).get_data(as_text=True)
+        rail = next(c for c in stored_doc(app, table_id)["players"][0]["cells"] if c["q"] == 2)
+        if sorted(rail["sides"]) == [0, 3]:
+            break
+    assert 'class="loose-end"' not in html and 'id="loose-ends"' not in html
+    assert engine_result(stored_doc(app, table_id)).players[0].categories["valley_express"] == 4
+
+
 def test_results_show_area_majorities_and_residents(client: FlaskClient) -> None:
     resp = client.post("/import", data={"text": EXAMPLE.read_text(encoding="utf-8")})
     table_id = resp.headers["Location"].rsplit("/", 1)[1]

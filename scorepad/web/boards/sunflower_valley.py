@@ -467,7 +467,12 @@ def explain(cv: Any, sheet: Mapping[str, Any], details: Mapping[str, Any]) -> di
         for link in details.get("links", [])
         if len(link["run"]) == 1
     ]
+    loose_ends = [
+        dict(zip(("x", "y"), cv.side_point(Hex(q, r), side), strict=True))
+        for q, r, side in details.get("loose_ends", [])
+    ]
     return {
+        "loose_ends": loose_ends,
         "express_runs": express_runs,
         "short_links": short_links,
         "taken_sunflowers": [
