@@ -43,22 +43,31 @@ def _safe_cell(text: str) -> str:
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
-def headline(result: Result) -> str:
-    """ "Sunflower Valley: Vera wins with 32 points" ("Anna scores 36 points (solo)" alone)."""
+def headline(result: Result, final: bool = True) -> str:
+    """ "Sunflower Valley: Vera wins with 32 points" ("Anna scores 36 points (solo)" alone);
+    a game still going on (not ``final``) is led, not won, and before anyone scores has
+    "no points yet"."""
     game = games.get(result.game)
     if len(result.players) == 1:
         only = result.players[0]
         return f"{game.title}: {only.name} scores {only.total} points (solo)"
+    if not final and not result.anything_scored:
+        return f"{game.title}: no points yet"
     winners = " & ".join(result.winners)
     best = max(p.total for p in result.players)
-    verb = "share the win" if len(result.winners) > 1 else "wins"
+    shared = len(result.winners) > 1
+    if final:
+        verb = "share the win" if shared else "wins"
+    else:
+        verb = "share the lead" if shared else "leads"
     return f"{game.title}: {winners} {verb} with {best} points"
 
 
-def recap(result: Result) -> str:
-    """A short recap to paste into a chat: winner, standings with categories, tie-breaks."""
+def recap(result: Result, final: bool = True) -> str:
+    """A short recap to paste into a chat: winner (or, ``final`` false, the leader),
+    standings with categories, tie-breaks."""
     game = games.get(result.game)
-    lines = [headline(result), ""]
+    lines = [headline(result, final), ""]
     short = {k: label.split(". ", 1)[-1] for k, label in game.categories_of(result).items()}
     for p in sorted(result.players, key=lambda p: (p.rank, p.name)):
         parts = ", ".join(f"{short[k]} {v:+d}" for k, v in p.categories.items() if v and k in short)

@@ -52,6 +52,20 @@ def test_recap_names_the_winner_and_the_tie_break():
     assert "Tie-break: tied on 32 points: Vera ahead of Anna on sunflowers (13 vs 12)" in text
 
 
+def test_recap_of_a_game_still_going_on_names_its_leaders():
+    _, result = example("sunflower-valley")
+    assert share.headline(result, final=False) == "Sunflower Valley: Vera leads with 32 points"
+    doc, _ = example("seasons")
+    doc["players"] = [doc["players"][0], dict(doc["players"][0], name="Twin")]
+    tied = games.score_text(json.dumps(doc))
+    assert " share the lead with " in share.recap(tied, final=False).splitlines()[0]
+    doc["players"] = [{"name": n, "crystals": 0, "cards_in_play": []} for n in ("Anna", "Boris")]
+    nothing = games.score_text(json.dumps(doc))
+    assert not nothing.anything_scored
+    assert share.headline(nothing, final=False) == "Seasons: no points yet"
+    assert share.headline(nothing).endswith("share the win with 0 points")
+
+
 def test_recap_of_a_shared_win():
     doc, _ = example("seasons")
     doc["players"] = [doc["players"][0], dict(doc["players"][0], name="Twin")]

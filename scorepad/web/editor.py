@@ -89,6 +89,12 @@ def table_result(stored: db.StoredTable, parsed: Any = None) -> tuple[Result | N
     return answer
 
 
+def decided(stored: db.StoredTable, result: Result) -> bool:
+    """Whether the result names winners rather than leaders: the table is finished, or its
+    game is over (a Spring Meadow player took a second pin)."""
+    return stored.finished or "pins" in result.extra
+
+
 def boards_context(stored: db.StoredTable) -> dict[str, Any]:
     """The table scored, with every player's board drawn (results and the big screen)."""
     engine, board_kit = game_and_kit(stored)

@@ -14,7 +14,7 @@ from scorepad.render.card import results_card
 from scorepad.scoring import Result
 from scorepad.share import labels, to_csv
 from scorepad.web import db
-from scorepad.web.editor import table_result
+from scorepad.web.editor import decided, table_result
 from scorepad.web.htmx import error_page
 from scorepad.web.i18n import current_language
 from scorepad.web.vocab import recap, sentence, term, words
@@ -97,7 +97,7 @@ def recap_text(table_id: str) -> Response:
     result = _result(stored)
     if result is None:
         return _unscorable()
-    resp = make_response(recap(result))
+    resp = make_response(recap(result, decided(stored, result)))
     resp.mimetype = "text/plain"
     resp.headers["Content-Disposition"] = f'inline; filename="{_filename(stored, "txt")}"'
     return _versioned(resp, stored)
@@ -112,7 +112,7 @@ def card(table_id: str) -> Response:
     if result is None:
         return _unscorable()
     tiebreaks = [str(gettext("Tie-break: %(why)s", why=sentence(t))) for t in result.tiebreaks]
-    head = recap(result).splitlines()[0]
+    head = recap(result, decided(stored, result)).splitlines()[0]
     card_png = results_card(result, stored.doc, _labels(result), head, tiebreaks)
     resp = make_response(card_png)
     resp.mimetype = "image/png"

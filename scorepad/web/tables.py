@@ -15,7 +15,7 @@ from scorepad.games import spring_meadow
 from scorepad.stats import player_key
 from scorepad.web import access, db, doubts
 from scorepad.web.boards import EditRefused, kit, kits, player_index, whole_number
-from scorepad.web.editor import boards_context, game_and_kit, table_result
+from scorepad.web.editor import boards_context, decided, game_and_kit, table_result
 from scorepad.web.htmx import page_or_fragment, redirect_to
 from scorepad.web.i18n import YEAR
 from scorepad.web.players import roster
@@ -241,7 +241,7 @@ def results_context(stored: db.StoredTable) -> dict[str, Any]:
         **ctx,
         "photos": doubts.evidence_ids(stored.id, stored.meta, range(len(ctx["boards"]))),
         "rights": access.rights(stored),
-        "recap": recap(ctx["result"]) if ctx["result"] else "",
+        "recap": recap(ctx["result"], decided(stored, ctx["result"])) if ctx["result"] else "",
     }
 
 

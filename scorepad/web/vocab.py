@@ -663,33 +663,31 @@ def understood(text: str) -> bool:
 # --- the recap for a chat ------------------------------------------------------------------------
 
 
-def recap(result: Result) -> str:
+#: The recap's first line by (players alone, winners shared, final): share.headline's words.
+_HEADLINES = {
+    (True, False, True): N_("%(game)s: %(names)s scores %(points)s points (solo)"),
+    (False, True, True): N_("%(game)s: %(names)s share the win with %(points)s points"),
+    (False, False, True): N_("%(game)s: %(names)s wins with %(points)s points"),
+    (False, True, False): N_("%(game)s: %(names)s share the lead with %(points)s points"),
+    (False, False, False): N_("%(game)s: %(names)s leads with %(points)s points"),
+}
+
+
+def recap(result: Result, final: bool = True) -> str:
     """:func:`scorepad.share.recap` in the player's language (the same lines, translated)."""
     if _english():
-        return share.recap(result)
+        return share.recap(result, final)
     game = games.get(result.game)
-    names = " & ".join(result.winners)
-    best = max(p.total for p in result.players)
-    if len(result.players) == 1:
-        head = gettext(
-            "%(game)s: %(name)s scores %(points)s points (solo)",
-            game=term(game.title),
-            name=names,
-            points=best,
-        )
-    elif len(result.winners) > 1:
-        head = gettext(
-            "%(game)s: %(names)s share the win with %(points)s points",
-            game=term(game.title),
-            names=names,
-            points=best,
-        )
+    solo = len(result.players) == 1
+    if not (solo or final or result.anything_scored):
+        head = gettext("%(game)s: no points yet", game=term(game.title))
     else:
+        key = (solo, len(result.winners) > 1 and not solo, final or solo)
         head = gettext(
-            "%(game)s: %(names)s wins with %(points)s points",
+            _HEADLINES[key],
             game=term(game.title),
-            names=names,
-            points=best,
+            names=" & ".join(result.winners),
+            points=max(p.total for p in result.players),
         )
     short = {k: term(label).split(". ", 1)[-1] for k, label in game.categories_of(result).items()}
     lines = [str(head), ""]

@@ -384,6 +384,10 @@ def test_spring_meadow_phase_ledger(app: Flask, client: FlaskClient, meadow: str
     assert resp.status_code == 422 and message(resp) == "The game is over: Anna has 2 pins."
     html = client.get(f"/t/{meadow}/results").get_data(as_text=True)
     assert "Game won by Anna" in html
+    # The game is over before the host finishes the table: a winner, not a leader.
+    assert re.search(r'id="winner">\s*Winner: Anna\s*<', html)
+    recap = client.get(f"/t/{meadow}/recap.txt").get_data(as_text=True)
+    assert recap.startswith("Spring Meadow: Anna wins with ")
     # The score table ranks by pins, and says so beside the pins themselves.
     assert re.search(
         r'<tr data-category="pins"><th scope="row">Pins</th><td>2</td><td>0</td>', html

@@ -63,9 +63,15 @@ def test_recap_for_a_chat(app: Flask, client: FlaskClient, table_id: str) -> Non
     text = resp.get_data(as_text=True)
     result = engine_result(stored_doc(app, table_id))
     winner = result.winners[0]
-    assert text.startswith(f"Sunflower Valley: {winner} wins with ")
+    # While the table is open its best player leads; once finished, wins.
+    assert text.startswith(f"Sunflower Valley: {winner} leads with ")
     for p in result.players:
         assert f"{p.rank}. {p.name}: {p.total}" in text
+    client.post(f"/t/{table_id}/finish")
+    text = client.get(f"/t/{table_id}/recap.txt").get_data(as_text=True)
+    assert text.startswith(f"Sunflower Valley: {winner} wins with ")
+    russian = client.get(f"/t/{table_id}/recap.txt", headers={"Accept-Language": "ru"})
+    assert russian.get_data(as_text=True).startswith(f"Солнечная долина: побеждает {winner}")
     # The results page carries the same text, ready to copy.
     html = client.get(f"/t/{table_id}/results").get_data(as_text=True)
     assert 'id="recap-text"' in html and f"{winner} wins with" in html
