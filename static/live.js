@@ -40,6 +40,10 @@
     if (!ed || !window.scorepadQueue || e.detail.verb !== "post" || elt === ed
         || !ed.contains(elt) || elt.hasAttribute("hx-encoding")) { return; }  /* a photo: sent as is */
     e.preventDefault();
+    /* A button pressed shows it is waiting, and a second press cannot undo a second step
+     * (aria-busy rather than disabled: the keyboard focus stays on it). */
+    var button = elt.tagName === "BUTTON" ? elt : null;
+    if (button && button.getAttribute("aria-busy") === "true") { return; }
     if (e.detail.question && !window.confirm(e.detail.question)) { return; }
     var form = htmx.values(elt, "post");
     var values = form && form.toJSON ? form.toJSON() : {};
@@ -48,10 +52,12 @@
       try { Object.assign(values, JSON.parse(extra.getAttribute("hx-vals"))); } catch (err) { /* none */ }
     }
     var path = e.detail.path;
+    if (button) { button.setAttribute("aria-busy", "true"); }
     window.scorepadQueue(function () {
       var now = editor();
       if (!now) { return null; }
-      return htmx.ajax("POST", path, { source: now, target: "#editor", swap: "outerHTML", values: values });
+      var sent = htmx.ajax("POST", path, { source: now, target: "#editor", swap: "outerHTML", values: values });
+      return sent.finally(function () { if (button) { button.removeAttribute("aria-busy"); } });
     });
   });
 
@@ -78,7 +84,15 @@
     var ed = editor();
     if (!ed || e.detail.target !== ed) { return; }
     var found = /id="editor" data-version="(\d+)"/.exec(e.detail.serverResponse || "");
-    if (found && Number(found[1]) < Number(ed.dataset.version)) { e.detail.shouldSwap = false; }
+    if (found && Number(found[1]) < Number(ed.dataset.version)) {
+      e.detail.shouldSwap = false;
+      return;
+    }
+    /* A poll still on its way was asked before this answer: arriving after it, its
+     * standings and tabs (swapped out of band, whatever became of the #live that asked)
+     * would put back the scores from before. It is called off; the new #live asks again. */
+    var live = document.getElementById("live");
+    if (live && ed.contains(live)) { htmx.trigger(live, "htmx:abort"); }
   });
 
   /* "Copy the recap": the clipboard when the browser allows it, else the text selected. */

@@ -8,8 +8,10 @@
  *
  * A tap that fails for want of a connection is not lost: it stays in the chain and is sent
  * again with backoff (0.5 s, 1 s, 2 s, ... at most 8 s, at once when the phone says it is
- * online again) while a small banner says the phone is offline. Answers from the server
- * (200, 409, 422, 5xx) are never retried.
+ * online again) while a small banner says the phone is offline; no answer within 20 s counts
+ * as none. Answers from the server (200, 409, 422, 5xx) are never retried. A 5xx the app did
+ * not write (a proxy's 502 page while the server restarts) is never swapped over the page: a
+ * banner says the change may not be saved and the board is fetched again as stored.
  *
  * Also here: the service worker's registration, the dark-theme switch, the language links,
  * the screen-reader summary of the live breakdown, and arrow keys on Spring Meadow boards.
@@ -60,6 +62,10 @@
     if (tries === 0) {
       /* The sheet tag of the board on screen now: earlier taps in the chain changed it. */
       values.v = ed.dataset.player === values.p ? ed.dataset.sheet : "";
+    } else {
+      /* Sent again with the same tag: if the first sending was stored after all (only its
+       * answer was lost), the server's 409 says so instead of blaming another phone. */
+      values.retry = "1";
     }
     return htmx.ajax("POST", ed.dataset.tapUrl, {
       source: ed, target: "#editor", swap: "outerHTML", values: values
@@ -87,7 +93,7 @@
       .then(function () {
         waiting -= 1;
         netStatus();
-        if (!waiting) { photoMessage = null; }
+        if (!waiting) { keptMessage = null; }
       });
   }
   window.scorepadTap = send;
@@ -102,7 +108,9 @@
    * the photo's message (read, refused, a layout warning) stays up through their answers. */
   var photoForm = null;     /* the editor's photo form whose request holds the chain */
   var photoRead = null;     /* ends the hold */
-  var photoMessage = null;  /* the photo's message, while taps made during it are answered */
+  /* A message to keep on the editor while the taps after it are answered (each answer
+   * replaces the editor): a photo's, or a refusal's (a 409 says "tap again"). */
+  var keptMessage = null;
   document.addEventListener("htmx:beforeRequest", function (e) {
     var form = e.detail.elt;
     if (!form.matches || !form.matches(".photo-form")) { return; }
@@ -124,7 +132,7 @@
     var said = document.getElementById("photo-message");
     /* A refusal said beside the button (413) leaves the editor's message an old one. */
     var msg = said && said.textContent.trim() ? null : document.getElementById("editor-message");
-    photoMessage = waiting && msg ? msg.cloneNode(true) : null;
+    keptMessage = waiting && msg ? msg.cloneNode(true) : null;
     if (msg && msg.scrollIntoView) { msg.scrollIntoView({ block: "nearest" }); }
     focusMessage(said && said.textContent.trim() ? said : msg);
     done();
@@ -140,11 +148,18 @@
   }
   document.addEventListener("htmx:afterRequest", photoAnswered);
   document.addEventListener("htmx:sendError", photoAnswered);
+  /* A tap refused (403, 409, 422) while more taps wait: its message outlives their answers. */
+  document.addEventListener("htmx:afterRequest", function (e) {
+    var status = e.detail.xhr ? e.detail.xhr.status : 0;
+    if (waiting < 2 || [403, 409, 422].indexOf(status) < 0) { return; }
+    var msg = document.getElementById("editor-message");
+    if (msg) { keptMessage = msg.cloneNode(true); }
+  });
   document.addEventListener("htmx:afterSettle", function () {
     var ed = editor();
-    if (!photoMessage || !ed || document.getElementById("editor-message")) { return; }
+    if (!keptMessage || !ed || document.getElementById("editor-message")) { return; }
     var live = document.getElementById("live");
-    var copy = photoMessage.cloneNode(true);
+    var copy = keptMessage.cloneNode(true);
     if (live && live.parentNode === ed) { live.after(copy); } else { ed.prepend(copy); }
   });
   /* A photo form still on the page after its answer (a 413 said beside it, a layout
@@ -242,26 +257,66 @@
   document.addEventListener("htmx:afterSettle", applyWhy);
   document.addEventListener("DOMContentLoaded", applyWhy);
 
+  function flash(text) {
+    var f = document.getElementById("flash");
+    if (!f || !text) { return; }
+    f.innerHTML = "";
+    var box = document.createElement("div");
+    box.className = "flash flash-error";
+    box.textContent = text;
+    f.appendChild(box);
+  }
+  /* Requests nobody asked for just now: the live poll, and a board fetched again. */
+  function background(d) {
+    var elt = d.requestConfig ? d.requestConfig.elt : d.elt;
+    var verb = d.requestConfig ? d.requestConfig.verb : "";
+    return !!elt && (elt.id === "live" || (verb === "get" && elt === editor()));
+  }
   /* A dropped connection must not look like a stored change. Taps are retried (above);
    * any other change (a field, undo) says it was not saved. */
-  document.addEventListener("htmx:sendError", function (e) {
+  function lost(message) {
+    return function (e) {
+      var ed = editor();
+      var d = e.detail || {};
+      var path = d.pathInfo ? d.pathInfo.requestPath : "";
+      var verb = d.requestConfig ? d.requestConfig.verb : "";
+      if ((ed && path === ed.dataset.tapUrl) || verb === "get") { return; }
+      flash(document.body.dataset[message]);
+    };
+  }
+  document.addEventListener("htmx:sendError", lost("msgLost"));
+  /* No answer in time: the change may have been stored all the same. */
+  document.addEventListener("htmx:timeout", lost("msgServer"));
+  /* A 5xx the app did not write (its own carry HX-Retarget to the banner): a proxy's page
+   * while the server restarts, a gateway's timeout. Swapped in, it would replace the board
+   * and its live poll with the proxy's text until a reload; instead the page stays, a poll
+   * simply tries again, and after a change the board is fetched again as stored. */
+  document.addEventListener("htmx:beforeSwap", function (e) {
+    var d = e.detail;
+    if (!d.xhr || d.xhr.status < 500 || d.xhr.getResponseHeader("HX-Retarget")) { return; }
+    d.shouldSwap = false;
+    d.isError = false;
+    if (background(d)) { return; }
+    flash(document.body.dataset.msgServer);
     var ed = editor();
-    var d = e.detail || {};
-    var path = d.pathInfo ? d.pathInfo.requestPath : "";
-    var verb = d.requestConfig ? d.requestConfig.verb : "";
-    if ((ed && path === ed.dataset.tapUrl) || verb === "get") { return; }
-    var f = document.getElementById("flash");
-    if (f) {
-      f.innerHTML = "";
-      var box = document.createElement("div");
-      box.className = "flash flash-error";
-      box.textContent = document.body.dataset.msgLost || "No connection.";
-      f.appendChild(box);
-    }
+    var url = ed && ed.dataset.showUrl;
+    if (!url || !window.scorepadQueue) { return; }
+    window.scorepadQueue(function () {
+      var now = editor();
+      return now ? htmx.ajax("GET", url, { source: now, target: "#editor", swap: "outerHTML" }) : null;
+    });
   });
-  document.addEventListener("htmx:beforeRequest", function () {
+  /* A banner stays until the player does something: a poll must not wipe it unread. */
+  document.addEventListener("htmx:beforeRequest", function (e) {
+    if (background(e.detail || {})) { return; }
     var f = document.getElementById("flash");
     if (f) { f.innerHTML = ""; }
+  });
+  /* Taps still waiting live in this page only: leaving it would drop them. */
+  window.addEventListener("beforeunload", function (e) {
+    if (!waiting) { return; }
+    e.preventDefault();
+    e.returnValue = "";
   });
 
   /* Installable and offline: the service worker (served from /sw.js, scope /), registered

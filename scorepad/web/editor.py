@@ -227,6 +227,11 @@ def redo(table_id: str) -> Response:
 
 
 STALE_SHEET = N_("This sheet was changed on another device; here it is now. Tap again.")
+#: A tap sent again after its connection dropped: the first sending may have been stored.
+STALE_RETRY = N_(
+    "The connection dropped while this tap was sent, so it may be saved already: here is "
+    "the board as stored. Check it before tapping again."
+)
 STALE_TABLE = N_("The table was changed on another device; here it is now. Try again.")
 
 
@@ -342,7 +347,8 @@ def edit(table_id: str, change: Change, board: bool = True) -> Response:
     except access.Forbidden as err:
         return _answer(db.get_table(table_id), str(err), 403, found)
     except db.Conflict:
-        return _answer(db.get_table(table_id), gettext(STALE_SHEET), 409, found)
+        stale = STALE_RETRY if request.form.get("retry") else STALE_SHEET
+        return _answer(db.get_table(table_id), gettext(stale), 409, found)
     # An edit that changed nothing returns the stored table, which ``parsed`` validated too.
     now = found.at(stored)
     note = g.pop("edit_note", None)  # what a kit's change wants said (a phase recorded)

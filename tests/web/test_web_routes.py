@@ -254,6 +254,11 @@ def test_stale_sheet_tap_is_a_409_with_the_current_board(
     assert resp.status_code == 409
     assert "changed on another device" in resp.get_data(as_text=True)
     assert stored_doc(app, table_id) == before
+    # Sent again after a dropped connection, the same tap may have been stored the first
+    # time: the 409 says so, and does not blame another device.
+    resp = tap(client, table_id, p=0, v=fresh, tool="sunflower", q=1, r=0, retry=1)
+    assert resp.status_code == 409 and "may be saved already" in resp.get_data(as_text=True)
+    assert "another device" not in resp.get_data(as_text=True)
 
 
 def test_undo_and_redo(app: Flask, client: FlaskClient, table_id: str) -> None:

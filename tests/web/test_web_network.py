@@ -1,0 +1,185 @@
+"""Flaky connections at the table, in real headless Chromium: a proxy's error page, a poll
+answered late, a refused tap among others, a banner and the polls, an undo pressed twice.
+
+Requests are held or answered by Playwright's routing (``page.route``); the server is the app
+itself on loopback (the ``live_server`` fixture, CSRF on).
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from typing import Any
+
+import pytest
+from conftest import LiveServer
+from webhelpers import SV_FORM, engine_result
+
+from scorepad.web import db
+
+pytestmark = pytest.mark.browser
+
+LIVE = re.compile(r".*/live\?.*")  # the live poll
+
+
+def open_table(page: Any, names: tuple[str, ...] = ("Anna", "Boris")) -> str:
+    page.goto(page.base + "/new")
+    token = page.evaluate("document.querySelector('meta[name=csrf-token]').content")
+    form = {**SV_FORM, **{f"name_{i}": n for i, n in enumerate(names)}, "csrf_token": token}
+    resp = page.request.post(page.base + "/new", form=form, max_redirects=0)
+    assert resp.status == 303
+    table_id = str(resp.headers["location"]).rsplit("/", 1)[1]
+    page.goto(f"{page.base}/t/{table_id}")
+    page.wait_for_selector("#editor #live", state="attached")
+    return table_id
+
+
+def tap(page: Any, tool: str, q: int, r: int) -> None:
+    page.click(f"#palette input[value={tool}] + span")
+    page.click(f'#editor [data-q="{q}"][data-r="{r}"]')
+
+
+def draw_elsewhere(server: LiveServer, table_id: str, player: int, q: int, r: int) -> None:
+    """Another phone draws a house: the table moves on without this page knowing."""
+
+    def change(stored: db.StoredTable) -> tuple[dict[str, Any], dict[str, Any]]:
+        doc = copy.deepcopy(stored.doc)
+        for c in doc["players"][player]["cells"]:
+            if (c["q"], c["r"]) == (q, r):
+                c["item"] = "house"
+        return doc, stored.meta
+
+    with server.app.app_context():
+        before = db.get_table(table_id).version
+        assert db.edit_table(table_id, change).version == before + 1
+
+
+def total(server: LiveServer, table_id: str, player: int) -> int:
+    with server.app.app_context():
+        return int(engine_result(db.get_table(table_id).doc).players[player].total)
+
+
+def shown_total(page: Any, name: str) -> str:
+    return str(page.text_content(f'#standings td[data-total="{name}"]')).strip()
+
+
+def test_a_proxy_error_page_never_replaces_the_board(page: Any, live_server: LiveServer) -> None:
+    table_id = open_table(page)
+    answered: list[int] = []
+
+    def bad_gateway(route: Any) -> None:  # the first tap meets a restarting server
+        if not answered:
+            answered.append(502)
+            route.fulfill(status=502, content_type="text/html", body="<h1>502 Bad Gateway</h1>")
+        else:
+            route.continue_()
+
+    page.route("**/tap", bad_gateway)
+    tap(page, "house", 0, 0)
+    page.wait_for_selector("#flash .flash-error")
+    assert "may not be saved" in page.text_content("#flash")
+    assert "Bad Gateway" not in page.content()
+    # The board is still there and live, and fetched again as stored (nothing was).
+    page.wait_for_selector("#editor #live", state="attached")
+    page.wait_for_selector('#editor [data-q="0"][data-r="0"]:not(.queued)')
+    tap(page, "house", 0, 0)
+    page.wait_for_selector('#editor [data-q="0"][data-r="0"][data-item="house"]')
+    # A poll meeting the same error is dropped quietly; the next one brings the news.
+    page.route(LIVE, lambda route: route.fulfill(status=503, body=""), times=1)
+    draw_elsewhere(live_server, table_id, 1, 0, 0)
+    boris = "#standings td[data-total=Boris]"
+    page.wait_for_function(
+        "([sel, n]) => document.querySelector(sel).textContent.trim() == n",
+        arg=[boris, str(total(live_server, table_id, 1))],
+    )
+    assert page.locator("#editor #live").count() == 1
+
+
+def test_a_late_poll_never_puts_back_the_scores_before_a_tap(
+    page: Any, live_server: LiveServer
+) -> None:
+    table_id = open_table(page)
+    held: list[Any] = []
+
+    def hold(route: Any) -> None:  # answered by the server now, delivered later
+        held.append((route, route.fetch()))
+
+    page.route(LIVE, hold, times=1)
+    draw_elsewhere(live_server, table_id, 1, 0, 0)  # the poll's answer carries this change
+    for _ in range(50):
+        if held:
+            break
+        page.wait_for_timeout(100)
+    assert held, "no poll was sent"
+    tap(page, "house", 0, 0)  # Anna's tap is answered first, with both changes
+    page.wait_for_selector('#editor [data-q="0"][data-r="0"][data-item="house"]')
+    anna = str(total(live_server, table_id, 0))
+    assert shown_total(page, "Anna") == anna
+    route, response = held[0]
+    route.fulfill(response=response)
+    page.wait_for_timeout(500)
+    assert shown_total(page, "Anna") == anna  # not the older poll's 0
+    assert shown_total(page, "Boris") == str(total(live_server, table_id, 1))
+
+
+def test_a_refused_tap_is_still_said_after_the_taps_behind_it(
+    page: Any, live_server: LiveServer
+) -> None:
+    table_id = open_table(page)
+    page.route(LIVE, lambda route: route.abort())  # this page hears nothing of the change
+    draw_elsewhere(live_server, table_id, 0, 2, 0)  # another phone edits Anna's sheet
+    held: list[Any] = []
+    page.route("**/tap", lambda route: held.append(route), times=1)
+    page.click("#palette input[value=sheep] + span")
+    page.click('#editor [data-q="0"][data-r="1"]')  # drawn from the old sheet: refused
+    page.click('#editor [data-q="1"][data-r="0"]')  # queued behind it
+    for _ in range(50):
+        if held:
+            break
+        page.wait_for_timeout(100)
+    held[0].continue_()  # the first answer comes after the second tap was made
+    page.wait_for_selector('#editor [data-q="1"][data-r="0"][data-item="sheep"]')
+    page.wait_for_timeout(300)
+    assert "changed on another device" in str(page.text_content("#editor-message"))
+    assert page.locator('#editor [data-q="0"][data-r="1"][data-item="sheep"]').count() == 0
+
+
+def test_a_banner_stays_through_the_polls_until_the_player_acts(
+    page: Any, live_server: LiveServer
+) -> None:
+    open_table(page)
+    tap(page, "house", 0, 0)
+    page.wait_for_selector('#editor [data-q="0"][data-r="0"][data-item="house"]')
+    page.route("**/undo", lambda route: route.abort())
+    page.click("#editor button:has-text('Undo')")
+    page.wait_for_selector("#flash .flash-error")
+    page.wait_for_timeout(3500)  # two polls at least
+    assert "not saved" in page.text_content("#flash")
+    page.unroute("**/undo")
+    tap(page, "sheep", 0, 1)
+    page.wait_for_selector('#editor [data-q="0"][data-r="1"][data-item="sheep"]')
+    assert page.locator("#flash .flash-error").count() == 0
+
+
+def test_an_undo_waiting_for_its_answer_cannot_be_pressed_again(
+    page: Any, live_server: LiveServer
+) -> None:
+    open_table(page)
+    tap(page, "house", 0, 0)
+    page.wait_for_selector('#editor [data-q="0"][data-r="0"][data-item="house"]')
+    held: list[Any] = []
+    page.route("**/undo", lambda route: held.append(route))
+    undo = "#editor button:has-text('Undo')"
+    page.click(undo)
+    page.wait_for_selector(f"{undo}[aria-busy=true]")
+    for _ in range(50):
+        if held:
+            break
+        page.wait_for_timeout(100)
+    page.click(undo)  # pressed again while the first is on its way: nothing more is sent
+    page.wait_for_timeout(500)
+    assert len(held) == 1
+    held[0].continue_()
+    page.wait_for_selector('#editor [data-q="0"][data-r="0"]:not([data-item="house"])')
+    page.wait_for_timeout(500)
+    assert len(held) == 1
