@@ -11,7 +11,8 @@
  * online again) while a small banner says the phone is offline; no answer within 20 s counts
  * as none. Answers from the server (200, 409, 422, 5xx) are never retried. A 5xx the app did
  * not write (a proxy's 502 page while the server restarts) is never swapped over the page: a
- * banner says the change may not be saved and the board is fetched again as stored.
+ * banner says the change may not be saved and the board is fetched again as stored (the
+ * app's own 5xx answers, a photo the recogniser failed on, are shown as they come).
  *
  * Also here: the service worker's registration, the dark-theme switch, the language links,
  * the screen-reader summary of the live breakdown, and arrow keys on Spring Meadow boards.
@@ -287,13 +288,13 @@
   document.addEventListener("htmx:sendError", lost("msgLost"));
   /* No answer in time: the change may have been stored all the same. */
   document.addEventListener("htmx:timeout", lost("msgServer"));
-  /* A 5xx the app did not write (its own carry HX-Retarget to the banner): a proxy's page
+  /* A 5xx the app did not write (its own answers carry Scorepad-Answer): a proxy's page
    * while the server restarts, a gateway's timeout. Swapped in, it would replace the board
    * and its live poll with the proxy's text until a reload; instead the page stays, a poll
    * simply tries again, and after a change the board is fetched again as stored. */
   document.addEventListener("htmx:beforeSwap", function (e) {
     var d = e.detail;
-    if (!d.xhr || d.xhr.status < 500 || d.xhr.getResponseHeader("HX-Retarget")) { return; }
+    if (!d.xhr || d.xhr.status < 500 || d.xhr.getResponseHeader("Scorepad-Answer")) { return; }
     d.shouldSwap = false;
     d.isError = false;
     if (background(d)) { return; }

@@ -26,7 +26,8 @@ whose per-player ``details`` carry the evidence a player can check on the paper 
 ``residents``
     ``{"count", "houses", "super_sunflowers", "tally", "place", "points", "decided_by"}``;
 ``valley_express``
-    ``[{"settlements": [i, ...], "runs": [[[q, r], ...], ...], "points": n}]``;
+    ``[{"settlements": [[[q, r], ...], ...], "runs": [[[q, r], ...], ...], "points": n}]``
+    (each settlement and each run as its hexes);
 ``loose_ends``
     ``[[q, r, side], ...]``: track ends that reach neither a house nor more track (they
     score nothing; often a rail entered turned the wrong way).

@@ -103,6 +103,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         if resp.mimetype == "text/html":
             resp.vary.add("HX-Request")  # the same URL answers with a page or a fragment
             resp.headers.setdefault("Cache-Control", "no-store")
+        # Marks the app's own answers: a 5xx without it is a proxy's page (static/scorepad.js).
+        resp.headers["Scorepad-Answer"] = "1"
         resp.headers.setdefault("X-Content-Type-Options", "nosniff")
         resp.headers.setdefault("Referrer-Policy", "same-origin")
         # No page may be framed by another site (its Finish and Delete buttons could be

@@ -20,7 +20,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
-from flask import Blueprint, Response, g, request, url_for
+from flask import Blueprint, Response, current_app, g, request, url_for
 from flask_babel import gettext, ngettext  # type: ignore[import-untyped]
 
 from scorepad.boardfile import BoardError
@@ -60,11 +60,12 @@ def scored(game: Game, doc: dict[str, Any], parsed: Any = None) -> tuple[Result 
         return None, err.problems
 
 
-#: Results kept per worker, by table and version: a version's document and meta never change
-#: (every edit stores a new version), and each phone's poll, the big screen, the results and
-#: the statistics (up to ``players.STATS_TABLES``) ask for the same ones. About 50 KB each.
+#: Results kept per worker and app (its database), by table and version: a version's
+#: document and meta never change (every edit stores a new version), and each phone's poll,
+#: the big screen, the results and the statistics (up to ``players.STATS_TABLES``) ask for
+#: the same ones. About 50 KB each. (A database restored from a backup reuses versions:
+#: restart the workers after a restore.)
 RESULTS_KEPT = 600
-_results: OrderedDict[tuple[str, int], tuple[Result | None, list[str]]] = OrderedDict()
 _results_lock = threading.Lock()
 
 
@@ -73,26 +74,29 @@ def table_result(stored: db.StoredTable, parsed: Any = None) -> tuple[Result | N
     Spring Meadow's ledger, whose winner is not the board's as it stands after the last
     phase), else the stored document scored (:func:`scored`). Results are shared, so
     nobody may change one."""
+    results = current_app.extensions.setdefault("scorepad.results", OrderedDict())
     key = (stored.id, stored.version)
     with _results_lock:
-        if key in _results:
-            _results.move_to_end(key)
-            return _results[key]
+        if key in results:
+            results.move_to_end(key)
+            answer: tuple[Result | None, list[str]] = results[key]
+            return answer
     engine, board_kit = game_and_kit(stored)
     final = getattr(board_kit, "final_result", None)
     over = final(stored.doc, stored.meta) if final is not None else None
     answer = (over, []) if over is not None else scored(engine, stored.doc, parsed)
     with _results_lock:
-        _results[key] = answer
-        while len(_results) > RESULTS_KEPT:
-            _results.popitem(last=False)
+        results[key] = answer
+        while len(results) > RESULTS_KEPT:
+            results.popitem(last=False)
     return answer
 
 
-def decided(stored: db.StoredTable, result: Result) -> bool:
+@bp.app_template_global()
+def decided(stored: db.StoredTable | None, result: Result) -> bool:
     """Whether the result names winners rather than leaders: the table is finished, or its
-    game is over (a Spring Meadow player took a second pin)."""
-    return stored.finished or "pins" in result.extra
+    game is over (a Spring Meadow player took a second pin). Templates ask it too."""
+    return bool(stored and stored.finished) or "pins" in result.extra
 
 
 def boards_context(stored: db.StoredTable) -> dict[str, Any]:

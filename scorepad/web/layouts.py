@@ -40,7 +40,8 @@ def kit_for(stored: db.StoredLayout) -> Any:
 
 
 def render_list(message: str | None = None, status: int = 200) -> Response:
-    """Every stored layout (any table may use any), this phone's own apart from the others'."""
+    """Every stored layout (any table may use any), this phone's own apart from the others'
+    (those from before owners among them: the first phone to change one takes it)."""
     available = layout_kits()
     stored = [lay for lay in db.list_layouts() if lay.game in available]
     device = access.device()
@@ -50,8 +51,8 @@ def render_list(message: str | None = None, status: int = 200) -> Response:
         status,
         games=[(name, games.get(name).title) for name in available],
         examples=[(name, k.example_layout_doc()["name"]) for name, k in available.items()],
-        stored=[lay for lay in stored if lay.may_change(device)],
-        others=[lay for lay in stored if not lay.may_change(device)],
+        stored=[lay for lay in stored if lay.owner is not None and lay.owner == device],
+        others=[lay for lay in stored if lay.owner is None or lay.owner != device],
         titles={name: games.get(name).title for name in available},
         message=message,
     )
@@ -68,7 +69,7 @@ def _too_many() -> Response | None:
     if db.take(f"layout:{request.remote_addr or 'unknown'}", limit, period):
         return None
     resp = render_list(gettext("Too many new layouts from this network. Try again later."), 429)
-    resp.headers["Retry-After"] = "600"
+    resp.headers["Retry-After"] = str(period)
     return resp
 
 
@@ -102,7 +103,10 @@ def copy(layout_id: str) -> Response:
     kit_for(stored)
     if (refused := _too_many()) is not None:
         return refused
-    name = gettext("%(name)s (copy)", name=stored.name)[:80].strip()
+    base = stored.name  # shortened until "… (copy)" fits the 80 characters of a name
+    while len(gettext("%(name)s (copy)", name=base)) > 80:
+        base = base[:-1].rstrip()
+    name = gettext("%(name)s (copy)", name=base)
     data = {**stored.data, "name": name}
     copied = db.create_layout(stored.game, name, data, owner=access.ensure_device())
     return redirect_to("layouts.edit", layout_id=copied)
@@ -163,7 +167,7 @@ def tap(layout_id: str) -> Response:
         return current.name, board_kit.layout_tap(current.data, request.form)
 
     try:
-        stored = db.edit_layout(layout_id, change)
+        stored = db.edit_layout(layout_id, change, access.device())
     except EditRefused as err:
         return render_layout(stored, str(err), 422)
     return render_layout(stored)
@@ -182,7 +186,7 @@ def rename(layout_id: str) -> Response:
     def change(current: db.StoredLayout) -> tuple[str, dict[str, Any]]:
         return name, {**current.data, "name": name}
 
-    return render_layout(db.edit_layout(layout_id, change))
+    return render_layout(db.edit_layout(layout_id, change, access.device()))
 
 
 @bp.post("/<layout_id>/delete")

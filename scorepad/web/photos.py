@@ -50,6 +50,9 @@ UPLOAD_ENDPOINTS = frozenset({"photos.board_photo", "photos.layout_photo"})
 #: decoding as for JPEG) holds a few hundred MB while it lasts, and a worker's threads reading
 #: several at once would multiply that; the next photo waits its turn (about a second).
 _one_read = threading.BoundedSemaphore(1)
+#: Seconds a photo waits for its turn; then it is refused (503) rather than holding a
+#: thread that answers taps and polls for as long as the photos before it take.
+READ_WAIT = 20
 
 
 class PhotoRefused(ValueError):
@@ -91,9 +94,12 @@ def _read(data: bytes, game: str, function: str, hints: dict[str, Any]) -> dict[
             gettext("This server cannot read photos (its vision package is not installed)."),
             501,
         ) from None
+    if not _one_read.acquire(timeout=READ_WAIT):
+        raise PhotoRefused(
+            gettext("Other photos are being read on this server; try again in a moment."), 503
+        )
     try:
-        with _one_read:
-            found: dict[str, Any] = getattr(recognize, function)(data, game=game, **hints)
+        found: dict[str, Any] = getattr(recognize, function)(data, game=game, **hints)
     except PhotoError as err:
         why = sentence(str(err))
         raise PhotoRefused(gettext("The photo could not be read: %(why)s", why=why)) from None
@@ -105,6 +111,8 @@ def _read(data: bytes, game: str, function: str, hints: dict[str, Any]) -> dict[
             gettext("The photo could not be read: the recogniser failed on it. Try another."),
             500,
         ) from None
+    finally:
+        _one_read.release()
     return found
 
 
@@ -361,7 +369,7 @@ def layout_photo(layout_id: str) -> Response:
         return current.name, found["layout"]
 
     try:
-        stored = db.edit_layout(layout_id, replace_layout)
+        stored = db.edit_layout(layout_id, replace_layout, access.device())
     except EditRefused as err:
         return render_layout(db.get_layout(layout_id), str(err), 422)
     # A layout read but not as a side is printed (a Spring Meadow side with tiles on it:

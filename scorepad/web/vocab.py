@@ -359,6 +359,7 @@ SENTENCES = (
     N_("the sheet has no cells; list every hex of the sheet"),
     N_("%(n)s hexes listed; a printed sheet has 30, and at most %(m)s are read"),
     N_("a layout has nothing drawn on it"),
+    N_("%(n)s layouts; at most %(m)s"),
     # Spring Meadow
     N_(
         "%(n)s burrows are covered by tiles but only %(m)s marmots are on the board; covering "

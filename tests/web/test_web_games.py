@@ -388,6 +388,9 @@ def test_spring_meadow_phase_ledger(app: Flask, client: FlaskClient, meadow: str
     assert re.search(r'id="winner">\s*Winner: Anna\s*<', html)
     recap = client.get(f"/t/{meadow}/recap.txt").get_data(as_text=True)
     assert recap.startswith("Spring Meadow: Anna wins with ")
+    editor = client.get(f"/t/{meadow}").get_data(as_text=True)  # read aloud the same way
+    summary = re.search(r'id="breakdown" data-summary="([^"]*)"', editor)
+    assert summary and "Totals:" in summary.group(1) and "Leading" not in summary.group(1)
     # The score table ranks by pins, and says so beside the pins themselves.
     assert re.search(
         r'<tr data-category="pins"><th scope="row">Pins</th><td>2</td><td>0</td>', html
@@ -477,6 +480,28 @@ def test_spring_meadow_each_player_has_a_board_side(
     assert tap(client, meadow, p=1, tool="c", row=10, col=0).status_code == 422
     html = client.get(f"/t/{meadow}?p=1").get_data(as_text=True)
     assert re.search(r'<option value="db:[^"]+" selected>Side B</option>', html)
+
+
+def test_a_table_full_of_spare_layouts_still_takes_a_new_side(
+    app: Flask, client: FlaskClient, meadow: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The engine takes at most MAX_LAYOUTS: a new side then pushes out those no board is on."""
+    monkeypatch.setattr(sm, "MAX_LAYOUTS", 2)
+    side_b = other_side(app)
+    resp = field(client, meadow, p=1, action="board_side", layout=f"db:{side_b}")
+    assert resp.status_code == 200  # two layouts: Anna's example side and Side B
+    rows = [row[1:] + "." for row in sm.dump_layout(sm.example_layout())["rows"]]
+    with app.app_context():
+        side_c = db.create_layout(
+            "spring-meadow", "Side C", {"name": "Side C", "orientation": "vertical", "rows": rows}
+        )
+    resp = field(client, meadow, p=1, action="board_side", layout=f"db:{side_c}")
+    assert resp.status_code == 200
+    doc = stored_doc(app, meadow)
+    assert [lay["name"] for lay in doc["options"]["layouts"]] == [
+        sm.example_layout().name,
+        "Side C",
+    ]
 
 
 def test_a_board_side_repainted_since_stays_the_tables_own(

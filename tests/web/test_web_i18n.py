@@ -567,6 +567,8 @@ def board_file_problems() -> list[str]:
         problems(game, {**example, "extra": 1})
         twins = [example["players"][0]] * 2
         problems(game, {**example, "players": twins})
+    spare = [{"name": f"L{i}", "rows": ["." * 10] * 15} for i in range(sm.MAX_LAYOUTS + 1)]
+    problems("spring-meadow", {"game": "spring-meadow", "options": {"layouts": spare}})
     try:
         games.parse({"game": "chess", "options": {}, "players": []})
     except BoardError as err:

@@ -521,6 +521,9 @@ def test_an_older_database_is_upgraded(db_url: str) -> None:
             assert db.take("upgraded", 1, 60)
             sheet = db.get_layout("oldSheet")  # made before owners: anyone changes it, as then
             assert sheet.owner is None and sheet.may_change("any phone")
+            # ... and the first phone to change it takes it.
+            taken = db.edit_layout("oldSheet", lambda s: (s.name, s.data), "first phone")
+            assert taken.owner == "first phone" and not taken.may_change("any phone")
             mine = db.get_layout(db.create_layout("spring-meadow", "B", {}, owner="phone"))
             assert mine.may_change("phone") and not mine.may_change("another")
         with app.app_context():

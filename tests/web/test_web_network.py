@@ -95,6 +95,22 @@ def test_a_proxy_error_page_never_replaces_the_board(page: Any, live_server: Liv
     assert page.locator("#editor #live").count() == 1
 
 
+def test_the_apps_own_server_error_is_shown_as_it_comes(page: Any, live_server: LiveServer) -> None:
+    """The app's 5xx answers (a photo the recogniser failed on: the editor with the reason)
+    carry Scorepad-Answer and are swapped in like any answer."""
+    open_table(page)
+
+    def as_500(route: Any) -> None:
+        answer = route.fetch()
+        assert answer.headers.get("scorepad-answer") == "1"
+        route.fulfill(status=500, headers=answer.headers, body=answer.text())
+
+    page.route("**/tap", as_500, times=1)
+    tap(page, "house", 0, 0)
+    page.wait_for_selector('#editor [data-q="0"][data-r="0"][data-item="house"]')
+    assert page.locator("#flash .flash-error").count() == 0
+
+
 def test_a_late_poll_never_puts_back_the_scores_before_a_tap(
     page: Any, live_server: LiveServer
 ) -> None:

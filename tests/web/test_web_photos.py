@@ -384,6 +384,28 @@ def test_a_photo_the_undo_history_shows_is_kept(app: Flask, client: FlaskClient)
         assert doubts_module.evidence_ids(table_id, meta, [0]) == [read_from]
 
 
+def test_a_finished_table_keeps_the_photos_its_remaining_steps_show(
+    app: Flask, client: FlaskClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(db.tables, "FINISHED_HISTORY", 0)  # only the step on screen stays
+    table_id = sv_table(app, client, clear_sheet(), ["Ann"])
+    read = []
+    for _ in range(2):  # the board read twice: each reading a step of the history
+        html = send(client, f"/t/{table_id}/photo", sheet(clear_sheet()).jpeg, p="0")
+        found = re.search(r'<img src="/t/[\w-]+/photos/([\w-]+)"', html.get_data(as_text=True))
+        assert found
+        read.append(found.group(1))
+    with app.app_context():
+        newest = [
+            db.add_photo(table_id, 0, "image/jpeg", b"x") for _ in range(db.PHOTOS_PER_PLAYER)
+        ]
+        assert all(_exists(table_id, i) for i in read)  # both still shown by a step
+    client.post(f"/t/{table_id}/finish")
+    with app.app_context():
+        assert not _exists(table_id, read[0])  # its step is gone
+        assert _exists(table_id, read[1]) and all(_exists(table_id, i) for i in newest)
+
+
 def _exists(table_id: str, photo_id: str) -> bool:
     try:
         db.get_photo(table_id, photo_id)
@@ -813,3 +835,8 @@ def test_a_worker_reads_one_photo_at_a_time(monkeypatch: pytest.MonkeyPatch) -> 
     for thread in threads:
         thread.join()
     assert len(most) == 3 and max(most) == 1
+    # A photo that would wait longer than READ_WAIT is refused, saying why (503).
+    monkeypatch.setattr(photos, "READ_WAIT", 0.1)
+    with photos._one_read, pytest.raises(photos.PhotoRefused) as refused:
+        photos.recognise(b"photo", "sunflower-valley")
+    assert refused.value.status == 503 and "try again in a moment" in str(refused.value)

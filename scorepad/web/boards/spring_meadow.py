@@ -346,7 +346,8 @@ def set_board_side(doc: dict[str, Any], player: int, form: Mapping[str, str]) ->
     show open (the state of a burrow on both is kept). Turning a board with tiles on it is
     refused: its squares would not be where the player sees them. A side new to the table
     joins its layouts (a shared option: the host's, like the picker); none is removed (an
-    imported table's spare layout stays)."""
+    imported table's spare layout stays) unless the table would carry more than the engine
+    takes (``sm.MAX_LAYOUTS``): then those no board is on go."""
     board = doc["players"][player]
     orientation = _orientation(form.get("orientation") or board.get("orientation", "vertical"))
     choice = form.get("layout", "")
@@ -384,6 +385,9 @@ def set_board_side(doc: dict[str, Any], player: int, form: Mapping[str, str]) ->
     if known is None:
         layouts.append(layout_doc)
     board["layout"], board["orientation"] = layout.name, orientation
+    if len(layouts) > sm.MAX_LAYOUTS:  # spare layouts give way to the sides boards are on
+        used = {p.get("layout") for p in doc["players"]}
+        layouts[:] = [lay for lay in layouts if lay.get("name") in used]
     return doc
 
 

@@ -76,9 +76,12 @@ def list_layouts(game: str | None = None) -> list[StoredLayout]:
 
 
 def edit_layout(
-    layout_id: str, change: Callable[[StoredLayout], tuple[str, dict[str, Any]]]
+    layout_id: str,
+    change: Callable[[StoredLayout], tuple[str, dict[str, Any]]],
+    device: str | None = None,
 ) -> StoredLayout:
-    """Replace a layout's name and data with what ``change`` returns (it may raise)."""
+    """Replace a layout's name and data with what ``change`` returns (it may raise). A
+    layout from before owners becomes the changing ``device``'s."""
     with writing() as conn:
         query = layouts.select().where(layouts.c.id == layout_id).with_for_update()
         row = conn.execute(query).first()
@@ -86,13 +89,14 @@ def edit_layout(
             raise NotFound("no such layout")
         name, data = change(_layout(row))
         now = utc_now()
+        owner = row.owner or device
         conn.execute(
             layouts.update()
             .where(layouts.c.id == layout_id)
-            .values(name=name[:80], data=dumps(data), updated_at=now)
+            .values(name=name[:80], data=dumps(data), updated_at=now, owner=owner)
         )
         return StoredLayout(
-            id=row.id, game=row.game, name=name[:80], data=data, updated_at=now, owner=row.owner
+            id=row.id, game=row.game, name=name[:80], data=data, updated_at=now, owner=owner
         )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -45,6 +46,19 @@ def add_photo(table_id: str, player: int, mime: str, data: bytes) -> str:
                 created_at=utc_now(),
             )
         )
+        prune_photos(conn, table_id, [player])
+    return photo_id
+
+
+def prune_photos(conn: sa.Connection, table_id: str, players: Iterable[int] | None = None) -> None:
+    """Drop the players' photos (all players' by default) but for the newest
+    :data:`PHOTOS_PER_PLAYER` and those the table's history shows (a finished table's
+    trimmed history shows fewer)."""
+    if players is None:
+        players = conn.execute(
+            sa.select(photos.c.player).where(photos.c.table_id == table_id).distinct()
+        ).scalars()
+    for player in list(players):
         newest = (
             sa.select(photos.c.id)
             .where(photos.c.table_id == table_id, photos.c.player == player)
@@ -60,7 +74,6 @@ def add_photo(table_id: str, player: int, mime: str, data: bytes) -> str:
                 photos.c.id.not_in(keep),
             )
         )
-    return photo_id
 
 
 def _shown_in_history(conn: sa.Connection, table_id: str, player: int) -> list[str]:

@@ -14,6 +14,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from scorepad.web.db.connect import locked, reading, utc_now, writing
+from scorepad.web.db.photo_store import prune_photos
 from scorepad.web.db.schema import (
     CODE_LENGTH,
     NotFound,
@@ -170,6 +171,8 @@ def finish_table(table_id: str, finished: bool = True) -> StoredTable:
                     oldest=trim_history(conn, row) if finished else row.oldest,
                 )
             )
+            if finished:  # photos only the dropped steps showed go with them
+                prune_photos(conn, table_id)
         row = locked(conn, table_id)
         return table_from_row(row)
 
