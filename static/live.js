@@ -61,6 +61,34 @@
     });
   });
 
+  /* A player's tab takes its turn in the chain too: asked beside a tap, its answer came
+   * for an editor the tap's answer had replaced, and was lost while the address (pushed
+   * by the tab) already named the other player. */
+  document.addEventListener("htmx:confirm", function (e) {
+    var elt = e.detail.elt;
+    if (!window.scorepadQueue || e.detail.verb !== "get" || !elt.closest
+        || !elt.closest("#editor #player-tabs")) { return; }
+    e.preventDefault();
+    var path = e.detail.path;
+    window.scorepadQueue(function () {
+      var now = editor();
+      if (!now) { return null; }
+      return htmx.ajax("GET", path, { source: now, target: "#editor", swap: "outerHTML" })
+        .then(function () { history.pushState({ htmx: true }, "", path); });
+    });
+  });
+
+  /* The address names the player on screen, whatever answer drew it last (a tap made on
+   * Anna's board after Boris's tab was asked for shows Anna again). */
+  document.addEventListener("htmx:afterSettle", function () {
+    var ed = editor();
+    if (!ed || !ed.dataset.player || !/[?&]p=/.test(location.search)) { return; }
+    var url = new URL(location.href);
+    if (url.searchParams.get("p") === ed.dataset.player) { return; }
+    url.searchParams.set("p", ed.dataset.player);
+    history.replaceState(history.state, "", url.pathname + url.search + url.hash);
+  });
+
   document.addEventListener("htmx:afterSwap", function (e) {
     var live = e.detail.target;
     if (!live || live.id !== "live") { return; }

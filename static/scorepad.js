@@ -30,13 +30,15 @@
 
   var waiting = 0;      /* taps sent or queued, not yet answered */
   var offline = false;  /* the last tap failed for want of a connection */
+  var unheard = 0;      /* live polls in a row that got no answer */
   var wakeUp = null;    /* ends the current backoff early when the phone is online again */
 
   function netStatus() {
     var box = document.getElementById("netstatus");
     if (!box) { return; }
     var msg = offline ? document.body.dataset.msgOffline
-      : (waiting && box.dataset.shown === "offline") ? document.body.dataset.msgSending : "";
+      : (waiting && box.dataset.shown === "offline") ? document.body.dataset.msgSending
+      : unheard >= 2 ? document.body.dataset.msgStale : "";
     if (msg) {
       box.textContent = msg;
       box.hidden = false;
@@ -56,6 +58,26 @@
     });
   }
   window.addEventListener("online", function () { if (wakeUp) { wakeUp(); } });
+  /* A page only watched (results, big screen) sends no taps: its polls failing twice in a
+   * row say that the scores shown may be old, until one is answered again. */
+  function poll(e) {
+    var elt = e.detail && e.detail.requestConfig ? e.detail.requestConfig.elt : null;
+    return !!elt && elt.id === "live";
+  }
+  function unanswered(e) {
+    if (!poll(e)) { return; }
+    unheard += 1;
+    netStatus();
+  }
+  document.addEventListener("htmx:sendError", unanswered);
+  document.addEventListener("htmx:timeout", unanswered);
+  document.addEventListener("htmx:afterOnLoad", function (e) {
+    if (!poll(e)) { return; }
+    var xhr = e.detail.xhr;
+    /* A proxy's 5xx is no answer from the app (its own carry Scorepad-Answer). */
+    unheard = xhr.status < 500 || xhr.getResponseHeader("Scorepad-Answer") ? 0 : unheard + 1;
+    netStatus();
+  });
 
   function attempt(values, tries) {
     var ed = editor();

@@ -199,3 +199,47 @@ def test_an_undo_waiting_for_its_answer_cannot_be_pressed_again(
     page.wait_for_selector('#editor [data-q="0"][data-r="0"]:not([data-item="house"])')
     page.wait_for_timeout(500)
     assert len(held) == 1
+
+
+def test_a_watched_page_says_when_its_scores_may_be_old(page: Any, live_server: LiveServer) -> None:
+    table_id = open_table(page)
+    page.goto(f"{page.base}/t/{table_id}/results")
+    page.wait_for_selector("#live", state="attached")
+    status = page.locator("#netstatus")
+    page.route(LIVE, lambda route: route.abort())
+    status.wait_for(state="visible", timeout=10_000)  # two polls unanswered
+    assert "may be out of date" in status.inner_text()
+    page.unroute(LIVE)
+    status.wait_for(state="hidden", timeout=10_000)
+
+
+def test_the_address_names_the_player_on_screen_after_a_tab_and_a_tap_cross(
+    page: Any, live_server: LiveServer
+) -> None:
+    """Boris's tab is asked for, then a hex of Anna's board (still on screen) is tapped: both
+    are answered in turn, the tap's last (Anna's board, as the tap was hers), and the
+    address says Anna, not Boris."""
+    open_table(page)
+    held: list[Any] = []
+
+    def hold_tab(route: Any) -> None:  # the tab's board, as the server has it now
+        if "p=1" in route.request.url and route.request.method == "GET" and not held:
+            held.append((route, route.fetch()))
+        else:
+            route.continue_()
+
+    page.route(re.compile(r".*/t/[\w-]+\?p=1.*"), hold_tab)
+    page.click("#editor .tabs a:nth-child(2)")  # Boris's tab, answered late
+    for _ in range(50):
+        if held:
+            break
+        page.wait_for_timeout(100)
+    tap(page, "house", 0, 0)  # on Anna's board, still on screen
+    route, response = held[0]
+    route.fulfill(response=response)
+    page.wait_for_function("() => location.search.endsWith('p=0')")
+    assert page.get_attribute("#editor", "data-player") == "0"
+    # Boris's tab, alone, still shows Boris, and says so.
+    page.click("#editor .tabs a:nth-child(2)")
+    page.wait_for_selector("#editor[data-player='1']")
+    assert page.url.endswith("p=1")
