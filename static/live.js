@@ -73,15 +73,20 @@
     window.scorepadQueue(function () {
       var now = editor();
       if (!now) { return null; }
-      return htmx.ajax("GET", path, { source: now, target: "#editor", swap: "outerHTML" })
-        .then(function () { history.pushState({ htmx: true }, "", path); });
+      /* `tab`: the answer carries HX-Push-Url, so htmx keeps the history (Back works). */
+      return htmx.ajax("GET", path, {
+        source: now, target: "#editor", swap: "outerHTML", values: { tab: "1" }
+      });
     });
   });
 
-  /* The address names the player on screen, whatever answer drew it last (a tap made on
-   * Anna's board after Boris's tab was asked for shows Anna again). */
-  document.addEventListener("htmx:afterSettle", function () {
+  /* The address names the player on screen after a change's answer (a tap made on Anna's
+   * board after Boris's tab was asked for shows Anna again). Only after a POST: a tab's
+   * answer pushes its own address, and the entry before it must stay as it was. */
+  document.addEventListener("htmx:afterSwap", function (e) {
     var ed = editor();
+    var config = e.detail.requestConfig;
+    if (!config || config.verb !== "post") { return; }
     if (!ed || !ed.dataset.player || !/[?&]p=/.test(location.search)) { return; }
     var url = new URL(location.href);
     if (url.searchParams.get("p") === ed.dataset.player) { return; }

@@ -116,7 +116,13 @@
       .then(function () {
         waiting -= 1;
         netStatus();
-        if (!waiting) { keptMessage = null; }
+        if (waiting) { return; }
+        keptMessage = null;
+        /* Every tap is answered: an answer said in the banner (the app's own 500, an
+         * expired page) left its hex outlined as waiting. */
+        document.querySelectorAll("#editor .queued").forEach(function (el) {
+          el.classList.remove("queued");
+        });
       });
   }
   window.scorepadTap = send;
@@ -293,7 +299,9 @@
   function background(d) {
     var elt = d.requestConfig ? d.requestConfig.elt : d.elt;
     var verb = d.requestConfig ? d.requestConfig.verb : "";
-    return !!elt && (elt.id === "live" || (verb === "get" && elt === editor()));
+    var path = d.pathInfo ? d.pathInfo.finalRequestPath || "" : "";
+    var tab = /[?&]tab=1/.test(path);  /* a player's tab: the player asked for it */
+    return !!elt && (elt.id === "live" || (verb === "get" && elt === editor() && !tab));
   }
   /* A dropped connection must not look like a stored change. Taps are retried (above);
    * any other change (a field, undo) says it was not saved. */
@@ -329,12 +337,14 @@
       return now ? htmx.ajax("GET", url, { source: now, target: "#editor", swap: "outerHTML" }) : null;
     });
   });
-  /* A banner stays until the player does something: a poll must not wipe it unread. */
-  document.addEventListener("htmx:beforeRequest", function (e) {
-    if (background(e.detail || {})) { return; }
+  /* A banner stays until the player does something after it: neither a poll nor a tap
+   * made before it (still on its way when a photo failed) may wipe it unread. */
+  function clearFlash() {
     var f = document.getElementById("flash");
     if (f) { f.innerHTML = ""; }
-  });
+  }
+  document.addEventListener("click", clearFlash, true);
+  document.addEventListener("change", clearFlash, true);
   /* Taps still waiting live in this page only: leaving it would drop them. */
   window.addEventListener("beforeunload", function (e) {
     if (!waiting) { return; }

@@ -37,7 +37,7 @@ from scorepad.web.boards import (
     refuse_edit,
     whole_number,
 )
-from scorepad.web.htmx import page_or_fragment
+from scorepad.web.htmx import is_htmx, page_or_fragment
 from scorepad.web.vocab import N_, sentence
 
 bp = Blueprint("editor", __name__)
@@ -183,7 +183,11 @@ def show(table_id: str) -> Response:
     chosen = request.args.get("p")
     if chosen is None and rights.seat is not None:  # a phone opens on its own board
         chosen = str(rights.seat)
-    return render_editor(stored, player_index(stored.doc, chosen), rights=rights)
+    player = player_index(stored.doc, chosen)
+    resp = render_editor(stored, player, rights=rights)
+    if request.args.get("tab") and is_htmx():  # a player's tab: htmx keeps the history
+        resp.headers["HX-Push-Url"] = url_for("editor.show", table_id=table_id, p=player)
+    return resp
 
 
 @bp.get("/t/<table_id>/search")

@@ -243,3 +243,54 @@ def test_the_address_names_the_player_on_screen_after_a_tab_and_a_tap_cross(
     page.click("#editor .tabs a:nth-child(2)")
     page.wait_for_selector("#editor[data-player='1']")
     assert page.url.endswith("p=1")
+
+
+def test_back_walks_the_player_tabs_in_order(page: Any, live_server: LiveServer) -> None:
+    table_id = open_table(page)
+    page.goto(f"{page.base}/t/{table_id}?p=0")
+    page.wait_for_selector("#editor[data-player='0']")
+    for index in (2, 1):  # Boris, then Anna again
+        page.click(f"#editor .tabs a:nth-child({index})")
+        page.wait_for_selector(f"#editor[data-player='{index - 1}']")
+    page.go_back()
+    page.wait_for_selector("#editor[data-player='1']")
+    assert page.url.endswith("p=1")
+    page.go_back()
+    page.wait_for_selector("#editor[data-player='0']")
+    assert page.url.endswith("p=0")
+
+
+def test_a_tab_meeting_a_proxy_error_says_so_and_keeps_the_address(
+    page: Any, live_server: LiveServer
+) -> None:
+    table_id = open_table(page)
+    page.goto(f"{page.base}/t/{table_id}?p=0")
+    page.wait_for_selector("#editor[data-player='0']")
+    page.route(
+        re.compile(r".*/t/[\w-]+\?p=1.*"),
+        lambda route: route.fulfill(status=502, body="<h1>502 Bad Gateway</h1>"),
+        times=1,
+    )
+    page.click("#editor .tabs a:nth-child(2)")
+    page.wait_for_selector("#flash .flash-error")
+    assert page.get_attribute("#editor", "data-player") == "0" and page.url.endswith("p=0")
+
+
+def test_an_answer_said_in_the_banner_leaves_no_hex_waiting(
+    page: Any, live_server: LiveServer
+) -> None:
+    """An expired page (400) or the app's own 500 is said in the banner; the tapped hex is
+    then no longer outlined as waiting."""
+    open_table(page)
+    expired = {"Scorepad-Answer": "1", "HX-Retarget": "#flash", "HX-Reswap": "innerHTML"}
+    page.route(
+        "**/tap",
+        lambda route: route.fulfill(
+            status=400, headers=expired, body='<div class="flash flash-error">Page expired</div>'
+        ),
+        times=1,
+    )
+    tap(page, "house", 0, 0)
+    page.wait_for_selector("#flash .flash-error")
+    page.wait_for_selector('#editor [data-q="0"][data-r="0"]:not(.queued)')
+    assert page.locator("#editor .queued").count() == 0
