@@ -54,6 +54,15 @@ def draw_elsewhere(server: LiveServer, table_id: str, player: int, q: int, r: in
         assert db.edit_table(table_id, change).version == before + 1
 
 
+def arrived(page: Any, held: list[Any]) -> None:
+    """Wait (at most 5 s) until a route handler has held a request."""
+    for _ in range(50):
+        if held:
+            return
+        page.wait_for_timeout(100)
+    raise AssertionError("the request was never sent")
+
+
 def total(server: LiveServer, table_id: str, player: int) -> int:
     with server.app.app_context():
         return int(engine_result(db.get_table(table_id).doc).players[player].total)
@@ -122,11 +131,7 @@ def test_a_late_poll_never_puts_back_the_scores_before_a_tap(
 
     page.route(LIVE, hold, times=1)
     draw_elsewhere(live_server, table_id, 1, 0, 0)  # the poll's answer carries this change
-    for _ in range(50):
-        if held:
-            break
-        page.wait_for_timeout(100)
-    assert held, "no poll was sent"
+    arrived(page, held)
     tap(page, "house", 0, 0)  # Anna's tap is answered first, with both changes
     page.wait_for_selector('#editor [data-q="0"][data-r="0"][data-item="house"]')
     anna = str(total(live_server, table_id, 0))
@@ -149,10 +154,7 @@ def test_a_refused_tap_is_still_said_after_the_taps_behind_it(
     page.click("#palette input[value=sheep] + span")
     page.click('#editor [data-q="0"][data-r="1"]')  # drawn from the old sheet: refused
     page.click('#editor [data-q="1"][data-r="0"]')  # queued behind it
-    for _ in range(50):
-        if held:
-            break
-        page.wait_for_timeout(100)
+    arrived(page, held)
     held[0].continue_()  # the first answer comes after the second tap was made
     page.wait_for_selector('#editor [data-q="1"][data-r="0"][data-item="sheep"]')
     page.wait_for_timeout(300)
@@ -188,10 +190,7 @@ def test_an_undo_waiting_for_its_answer_cannot_be_pressed_again(
     undo = "#editor button:has-text('Undo')"
     page.click(undo)
     page.wait_for_selector(f"{undo}[aria-busy=true]")
-    for _ in range(50):
-        if held:
-            break
-        page.wait_for_timeout(100)
+    arrived(page, held)
     page.click(undo)  # pressed again while the first is on its way: nothing more is sent
     page.wait_for_timeout(500)
     assert len(held) == 1
@@ -230,10 +229,7 @@ def test_the_address_names_the_player_on_screen_after_a_tab_and_a_tap_cross(
 
     page.route(re.compile(r".*/t/[\w-]+\?p=1.*"), hold_tab)
     page.click("#editor .tabs a:nth-child(2)")  # Boris's tab, answered late
-    for _ in range(50):
-        if held:
-            break
-        page.wait_for_timeout(100)
+    arrived(page, held)
     tap(page, "house", 0, 0)  # on Anna's board, still on screen
     route, response = held[0]
     route.fulfill(response=response)
