@@ -19,7 +19,7 @@ from scorepad.boardfile import readable_name
 from scorepad.web import access, db
 from scorepad.web.boards import EditRefused, kits, reads_photos
 from scorepad.web.htmx import page_or_fragment, redirect_to
-from scorepad.web.seats import limit_setting
+from scorepad.web.seats import client_address, limit_setting
 
 bp = Blueprint("layouts", __name__, url_prefix="/layouts")
 
@@ -66,7 +66,7 @@ def index() -> Response:
 def _too_many() -> Response | None:
     """429 once this address made its share of layouts for the hour."""
     limit, period = limit_setting("NEW_LAYOUT_LIMIT", NEW_LAYOUT_LIMIT)
-    if db.take(f"layout:{request.remote_addr or 'unknown'}", limit, period):
+    if db.take(f"layout:{client_address()}", limit, period):
         return None
     resp = render_list(gettext("Too many new layouts from this network. Try again later."), 429)
     resp.headers["Retry-After"] = str(period)

@@ -36,7 +36,8 @@ def limit_setting(name: str, default: tuple[int, int]) -> tuple[int, int]:
     return int(limit), int(period)
 
 
-def _client() -> str:
+def client_address() -> str:
+    """The client's address, for rate limits (behind a proxy: SCOREPAD_TRUSTED_PROXIES)."""
     return request.remote_addr or "unknown"
 
 
@@ -63,7 +64,7 @@ def code_form() -> Response:
 def join_by_code() -> Response:
     """A typed join code: the table's join page, or a message; wrong codes are rate-limited."""
     code = db.normal_code(request.form.get("code", ""))
-    bucket = f"code:{_client()}"
+    bucket = f"code:{client_address()}"
     limit, period = limit_setting("JOIN_CODE_LIMIT", JOIN_CODE_LIMIT)
     if not db.take(bucket, limit, period):
         return _too_many("seats/code.html", "seats/_code_form.html", code=code)
@@ -118,7 +119,7 @@ def claim(table_id: str) -> Response:
         ctx = _join_context(stored, gettext("Choose one of the table's players."))
         return page_or_fragment("seats/join.html", "seats/_join.html", 422, **ctx)
     limit, period = limit_setting("JOIN_LIMIT", JOIN_LIMIT)
-    if not db.take(f"join:{_client()}", limit, period):
+    if not db.take(f"join:{client_address()}", limit, period):
         return _too_many("seats/join.html", "seats/_join.html", **_join_context(stored))
     try:
         db.claim_seat(table_id, access.ensure_device(), seat)
