@@ -3,7 +3,8 @@
  * written by scorepad/web/pwa.py.
  *
  * - The static assets and the offline page are kept in a cache named after the version
- *   (a hash of the static files), so a deploy with new assets replaces the cache.
+ *   (a hash of the static files and the offline page), so a deploy with new assets or a new
+ *   offline text replaces the cache.
  * - Static assets: from the cache, else the network (and kept).
  * - Pages: always from the network (they hold live scores); when the network fails, the
  *   offline page.

@@ -76,8 +76,8 @@ def _static_files() -> list[str]:
 
 
 @cache
-def _version(folder: str, files: tuple[str, ...]) -> str:
-    digest = hashlib.sha256()
+def _version(folder: str, files: tuple[str, ...], page: str) -> str:
+    digest = hashlib.sha256(page.encode())
     for name in (*files, "sw.js"):
         digest.update(name.encode())
         digest.update((Path(folder) / name).read_bytes())
@@ -87,8 +87,10 @@ def _version(folder: str, files: tuple[str, ...]) -> str:
 def sw_config() -> dict[str, Any]:
     files = _static_files()
     static = current_app.static_folder or ""
+    # The offline page's own text counts too: a new wording replaces the one phones keep.
+    page = hashlib.sha256(offline().get_data()).hexdigest()
     return {
-        "version": _version(static, tuple(files)),
+        "version": _version(static, tuple(files), page),
         "precache": [url_for("static", filename=f) for f in files] + [url_for("pwa.offline")],
         "offline": url_for("pwa.offline"),
         "static": url_for("static", filename=""),

@@ -17,12 +17,12 @@ from typing import Any
 
 import pytest
 from conftest import LiveServer, make_app
-from flask import Flask
+from flask import Flask, Response
 from flask.testing import FlaskClient
 from PIL import Image
 from webhelpers import SV_FORM, cell
 
-from scorepad.web import db
+from scorepad.web import db, pwa
 
 
 @pytest.fixture
@@ -95,6 +95,21 @@ def test_service_worker_is_served_from_the_root_scope(client: FlaskClient) -> No
     assert 'self.addEventListener("fetch"' in body
     page = client.get("/").get_data(as_text=True)
     assert 'data-sw="/sw.js"' in page
+
+
+def test_a_new_offline_page_is_a_new_service_worker_version(
+    client: FlaskClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Phones keep the offline page in the worker's cache: its wording changing alone must
+    change the version, or they would keep the old text."""
+
+    def version() -> str:
+        body = client.get("/sw.js").get_data(as_text=True)
+        return str(re.search(r'"version": "(\w+)"', body).group(1))  # type: ignore[union-attr]
+
+    before = version()
+    monkeypatch.setattr(pwa, "offline", lambda: Response("<p>new words</p>"))
+    assert version() != before
 
 
 def test_offline_page_has_every_language(client: FlaskClient) -> None:
