@@ -74,22 +74,30 @@ def table_result(stored: db.StoredTable, parsed: Any = None) -> tuple[Result | N
     Spring Meadow's ledger, whose winner is not the board's as it stands after the last
     phase), else the stored document scored (:func:`scored`). Results are shared, so
     nobody may change one."""
-    results = current_app.extensions.setdefault("scorepad.results", OrderedDict())
-    key = (stored.id, stored.version)
-    with _results_lock:
-        if key in results:
-            results.move_to_end(key)
-            answer: tuple[Result | None, list[str]] = results[key]
-            return answer
+    known = known_result(stored.id, stored.version)
+    if known is not None:
+        return known
     engine, board_kit = game_and_kit(stored)
     final = getattr(board_kit, "final_result", None)
     over = final(stored.doc, stored.meta) if final is not None else None
     answer = (over, []) if over is not None else scored(engine, stored.doc, parsed)
+    results = current_app.extensions.setdefault("scorepad.results", OrderedDict())
     with _results_lock:
-        results[key] = answer
+        results[(stored.id, stored.version)] = answer
         while len(results) > RESULTS_KEPT:
             results.popitem(last=False)
     return answer
+
+
+def known_result(table_id: str, version: int) -> tuple[Result | None, list[str]] | None:
+    """The result of that version of the table if this worker scored it already, else None
+    (the statistics read only what changed since)."""
+    results = current_app.extensions.setdefault("scorepad.results", OrderedDict())
+    with _results_lock:
+        answer: tuple[Result | None, list[str]] | None = results.get((table_id, version))
+        if answer is not None:
+            results.move_to_end((table_id, version))
+        return answer
 
 
 @bp.app_template_global()

@@ -17,7 +17,7 @@ from scorepad.games import spring_meadow
 from scorepad.scoring import Result
 from scorepad.stats import player_key, statistics
 from scorepad.web import access, db
-from scorepad.web.editor import table_result
+from scorepad.web.editor import known_result, table_result
 from scorepad.web.htmx import page_or_fragment
 
 bp = Blueprint("players", __name__)
@@ -44,16 +44,21 @@ def roster(device: str | None) -> list[str]:
 
 def finished_results(device: str | None) -> tuple[list[Result], bool]:
     """Scored results of this phone's newest finished tables (``STATS_TABLES``), oldest
-    first, and whether older ones were left out."""
-    listed = db.list_tables(device, limit=STATS_TABLES + 1, finished=True)
-    results = []
-    for stored in reversed(listed[:STATS_TABLES]):
+    first, and whether older ones were left out. Tables this worker scored already are not
+    read again; the others are read whole in one query."""
+    listed = db.list_summaries(device, limit=STATS_TABLES + 1, finished=True)
+    kept = listed[:STATS_TABLES]
+    answers = {t.id: known_result(t.id, t.version) for t in kept}
+    for stored in db.get_tables([t for t, answer in answers.items() if answer is None]):
         try:
-            result, _problems = table_result(stored)
-        except db.NotFound:
+            answers[stored.id] = table_result(stored)
+        except db.NotFound:  # a game this server no longer knows
             continue
-        if result is not None:
-            results.append(result)
+    results = []
+    for summary in reversed(kept):
+        answer = answers.get(summary.id)
+        if answer is not None and answer[0] is not None:
+            results.append(answer[0])
     return results, len(listed) > STATS_TABLES
 
 

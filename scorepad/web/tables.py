@@ -31,7 +31,7 @@ def index() -> Response:
     return page_or_fragment(
         "tables/index.html",
         "tables/_list.html",
-        tables=db.list_tables(access.device()),
+        tables=db.list_summaries(access.device()),
         titles={name: g.title for name, g in games.available().items()},
     )
 

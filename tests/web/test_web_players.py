@@ -14,7 +14,7 @@ from webhelpers import SV_FORM, engine_result, new_table, stored_doc, tap
 
 from scorepad import games
 from scorepad.games import spring_meadow as sm
-from scorepad.web import players
+from scorepad.web import db, players
 
 
 def player_block(html: str, name: str) -> str:
@@ -92,6 +92,29 @@ def test_statistics_say_when_older_tables_are_left_out(
         html = client.get("/players").get_data(as_text=True)
         assert ("Older tables are left out." in html) == (names[0] == "Anna" and names[1] == "Vera")
     assert "2 tables" in html and 'data-player="Old"' not in html  # the newest two only
+
+
+def test_statistics_read_again_only_the_tables_not_scored_yet(
+    client: FlaskClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for names in (["Anna", "Boris"], ["Anna", "Vera"]):
+        table_id = new_table(client, SV_FORM, names)
+        tap(client, table_id, p=0, tool="house", q=0, r=0)
+        client.post(f"/t/{table_id}/finish")
+    first = client.get("/players").get_data(as_text=True)
+    read: list[int] = []
+    real = db.get_tables
+    monkeypatch.setattr(db, "get_tables", lambda ids: read.append(len(ids)) or real(ids))
+    again = client.get("/players").get_data(as_text=True)
+
+    def stats(html: str) -> str:  # the statistics alone (the page's CSRF token has a time)
+        return html[html.index('<section id="players">') :].split("</section>")[0]
+
+    assert read == [0] and stats(again) == stats(first)  # every result known: nothing read
+    table_id = new_table(client, SV_FORM, ["Anna", "Gleb"])
+    client.post(f"/t/{table_id}/finish")
+    html = client.get("/players").get_data(as_text=True)
+    assert read == [0, 1] and "3 tables" in html and 'data-player="Gleb"' in html
 
 
 def test_a_solo_table_is_a_play_but_no_win(client: FlaskClient) -> None:

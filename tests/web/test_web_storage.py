@@ -163,7 +163,17 @@ def test_list_tables_newest_first(app: Flask) -> None:
         db.create_table("g", "theirs", doc(0), {}, host="phone-b")
         db.edit_table(first, bump(1))
         assert [t.id for t in db.list_tables("phone-a")] == [first, second]
-        assert db.list_tables(None) == []
+        assert db.list_tables(None) == [] and db.list_summaries(None) == []
+        # The list without the documents says the same, with the versions.
+        summaries = db.list_summaries("phone-a")
+        assert [(t.id, t.title, t.version) for t in summaries] == [
+            (first, "first", 2),
+            (second, "second", 1),
+        ]
+        assert {t.id for t in db.get_tables([first, second, "gone"])} == {first, second}
+        db.finish_table(second)
+        assert [t.id for t in db.list_summaries("phone-a", finished=True)] == [second]
+        assert db.list_summaries("phone-a", finished=True)[0].finished
         db.delete_table(first)
         assert [t.id for t in db.list_tables("phone-a")] == [second]
         with pytest.raises(db.NotFound):

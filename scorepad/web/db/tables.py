@@ -7,7 +7,7 @@ one is current, so undo and redo move it and a new edit drops the entries above 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -128,23 +128,64 @@ def get_table(table_id: str) -> StoredTable:
     return table_from_row(row)
 
 
+@dataclass(frozen=True)
+class TableSummary:
+    """A table as a list shows it: no document and no metadata, so thousands stay cheap."""
+
+    id: str
+    game: str
+    title: str
+    version: int
+    updated_at: datetime
+    finished_at: datetime | None = None
+
+    @property
+    def finished(self) -> bool:
+        return self.finished_at is not None
+
+
+def _mine(columns: Sequence[Any], device: str, limit: int, finished: bool) -> sa.Select[Any]:
+    """The tables a phone created or joined, newest first; ``finished``: only those."""
+    query = (
+        sa.select(*columns)
+        .join(members, members.c.table_id == score_tables.c.id)
+        .where(members.c.device == device)
+        .order_by(score_tables.c.updated_at.desc())
+        .limit(limit)
+    )
+    return query.where(score_tables.c.finished_at.is_not(None)) if finished else query
+
+
 def list_tables(device: str | None, limit: int = 100, finished: bool = False) -> list[StoredTable]:
-    """The tables a phone created or joined, newest first (none for an unknown phone).
+    """The tables a phone created or joined, whole, newest first (none for an unknown phone).
 
     Tables are never listed for everyone: a table's address is its only way in.
     ``finished`` keeps only finished tables.
     """
     if not device:
         return []
-    query = (
-        score_tables.select()
-        .join(members, members.c.table_id == score_tables.c.id)
-        .where(members.c.device == device)
-        .order_by(score_tables.c.updated_at.desc())
-        .limit(limit)
-    )
-    if finished:
-        query = query.where(score_tables.c.finished_at.is_not(None))
+    with reading() as conn:
+        query = _mine([score_tables], device, limit, finished)
+        return [table_from_row(row) for row in conn.execute(query)]
+
+
+def list_summaries(
+    device: str | None, limit: int = 100, finished: bool = False
+) -> list[TableSummary]:
+    """:func:`list_tables` without the documents (the list of past tables, statistics)."""
+    if not device:
+        return []
+    c = score_tables.c
+    columns = (c.id, c.game, c.title, c.version, c.updated_at, c.finished_at)
+    with reading() as conn:
+        return [TableSummary(*row) for row in conn.execute(_mine(columns, device, limit, finished))]
+
+
+def get_tables(table_ids: Sequence[str]) -> list[StoredTable]:
+    """Several tables, whole, in one query (those that exist, in no particular order)."""
+    if not table_ids:
+        return []
+    query = score_tables.select().where(score_tables.c.id.in_(list(table_ids)))
     with reading() as conn:
         return [table_from_row(row) for row in conn.execute(query)]
 
