@@ -268,6 +268,7 @@ class Run(NamedTuple):
 
     hexes: tuple[Hex, ...]
     reaches: tuple[Hex, ...]  # one per open end; empty for a closed loop
+    ends: tuple[tuple[Hex, int], ...] = ()  # the rail hex and side of each, as ``reaches``
 
 
 @dataclass(frozen=True)
@@ -331,10 +332,12 @@ def track_runs(rails: Mapping[Hex, tuple[int, int]]) -> list[Run]:
     """Split railway hexes into runs: neighbours join only through a side both tracks use."""
     joined: dict[Hex, list[Hex]] = {}
     reaches: dict[Hex, list[Hex]] = {}
+    ends: dict[Hex, list[tuple[Hex, int]]] = {}
     for h, sides in rails.items():
         around = neighbors(h)
         joined[h] = through = []
         reaches[h] = out = []
+        ends[h] = open_sides = []
         for side in sides:
             n = around[side]
             other = rails.get(n)
@@ -342,20 +345,24 @@ def track_runs(rails: Mapping[Hex, tuple[int, int]]) -> list[Run]:
                 through.append(n)
             else:
                 out.append(n)
+                open_sides.append((h, side))
     seen: set[Hex] = set()
     runs = []
     for start in sorted(rails):
         if start in seen:
             continue
         if not joined[start]:  # a lone rail: the common case on a finished sheet
-            runs.append(Run((start,), tuple(reaches[start])))
+            runs.append(Run((start,), tuple(reaches[start]), tuple(ends[start])))
             continue
         head = _walk(joined, start)[-1]  # one end of the chain (or, on a loop, any hex)
         path = _walk(joined, head)
         seen.update(path)
         if path[-1] < path[0]:
             path.reverse()  # a stable direction, for evidence and tests
-        runs.append(Run(tuple(path), tuple(reaches[path[0]] + reaches[path[-1]])))
+        first, last = path[0], path[-1]
+        runs.append(
+            Run(tuple(path), tuple(reaches[first] + reaches[last]), tuple(ends[first] + ends[last]))
+        )
     return runs
 
 
@@ -657,18 +664,16 @@ def _score_sheet(
 
 
 def loose_ends(valley: Valley) -> list[list[int]]:
-    """Track ends that lead nowhere: the hex across is neither a house (rule "Track run": an
-    end reaches that hex's settlement) nor a rail whose track uses the same side."""
-    rails = {h: c.sides for h, c in valley.sheet.by_hex.items() if c.item == "rail" and c.sides}
-    found = []
-    for h, sides in sorted(rails.items()):
-        around = neighbors(h)
-        for side in sides:
-            n = around[side]
-            onward = rails.get(n)
-            if (onward is None or opposite(side) not in onward) and n not in valley.settlement_of:
-                found.append([h.q, h.r, side])
-    return found
+    """Track ends that lead nowhere: a run's open end (no rail there takes the track on)
+    whose hex across is no house (rule "Track run": an end reaches that hex's settlement);
+    by rail hex, each rail's sides in its own order."""
+    found = [
+        (h, side)
+        for run in valley.runs
+        for (h, side), across in zip(run.ends, run.reaches, strict=True)
+        if across not in valley.settlement_of
+    ]
+    return [[h.q, h.r, side] for h, side in sorted(found, key=lambda end: end[0])]
 
 
 def _links(valley: Valley) -> list[dict[str, Any]]:
