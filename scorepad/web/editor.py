@@ -69,6 +69,13 @@ RESULTS_KEPT = 600
 _results_lock = threading.Lock()
 
 
+def _results() -> OrderedDict[tuple[str, int], tuple[Result | None, list[str]]]:
+    """This app's results, oldest used first."""
+    results: OrderedDict[tuple[str, int], tuple[Result | None, list[str]]]
+    results = current_app.extensions.setdefault("scorepad.results", OrderedDict())
+    return results
+
+
 def table_result(stored: db.StoredTable, parsed: Any = None) -> tuple[Result | None, list[str]]:
     """The table's result: the game's own once it is over (a kit's ``final_result``:
     Spring Meadow's ledger, whose winner is not the board's as it stands after the last
@@ -81,7 +88,7 @@ def table_result(stored: db.StoredTable, parsed: Any = None) -> tuple[Result | N
     final = getattr(board_kit, "final_result", None)
     over = final(stored.doc, stored.meta) if final is not None else None
     answer = (over, []) if over is not None else scored(engine, stored.doc, parsed)
-    results = current_app.extensions.setdefault("scorepad.results", OrderedDict())
+    results = _results()
     with _results_lock:
         results[(stored.id, stored.version)] = answer
         while len(results) > RESULTS_KEPT:
@@ -92,7 +99,7 @@ def table_result(stored: db.StoredTable, parsed: Any = None) -> tuple[Result | N
 def known_result(table_id: str, version: int) -> tuple[Result | None, list[str]] | None:
     """The result of that version of the table if this worker scored it already, else None
     (the statistics read only what changed since)."""
-    results = current_app.extensions.setdefault("scorepad.results", OrderedDict())
+    results = _results()
     with _results_lock:
         answer: tuple[Result | None, list[str]] | None = results.get((table_id, version))
         if answer is not None:

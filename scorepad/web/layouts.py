@@ -43,16 +43,20 @@ def render_list(message: str | None = None, status: int = 200) -> Response:
     """Every stored layout (any table may use any), this phone's own apart from the others'
     (those from before owners among them: the first phone to change one takes it)."""
     available = layout_kits()
-    stored = [lay for lay in db.list_layouts() if lay.game in available]
     device = access.device()
+    mine: list[db.StoredLayout] = []
+    others: list[db.StoredLayout] = []
+    for lay in db.list_layouts():
+        if lay.game in available:
+            (mine if lay.owner is not None and lay.owner == device else others).append(lay)
     return page_or_fragment(
         "layouts/index.html",
         "layouts/_list.html",
         status,
         games=[(name, games.get(name).title) for name in available],
         examples=[(name, k.example_layout_doc()["name"]) for name, k in available.items()],
-        stored=[lay for lay in stored if lay.owner is not None and lay.owner == device],
-        others=[lay for lay in stored if lay.owner is None or lay.owner != device],
+        stored=mine,
+        others=others,
         titles={name: games.get(name).title for name in available},
         message=message,
     )
