@@ -66,18 +66,11 @@
    * by the tab) already named the other player. */
   document.addEventListener("htmx:confirm", function (e) {
     var elt = e.detail.elt;
-    if (!window.scorepadQueue || e.detail.verb !== "get" || !elt.closest
+    if (!window.scorepadRedraw || e.detail.verb !== "get" || !elt.closest
         || !elt.closest("#editor #player-tabs")) { return; }
     e.preventDefault();
-    var path = e.detail.path;
-    window.scorepadQueue(function () {
-      var now = editor();
-      if (!now) { return null; }
-      /* `tab`: the answer carries HX-Push-Url, so htmx keeps the history (Back works). */
-      return htmx.ajax("GET", path, {
-        source: now, target: "#editor", swap: "outerHTML", values: { tab: "1" }
-      });
-    });
+    /* `tab`: the answer carries HX-Push-Url, so htmx keeps the history (Back works). */
+    window.scorepadRedraw(e.detail.path, { tab: "1" });
   });
 
   /* The address names the player on screen after a change's answer (a tap made on Anna's
@@ -103,11 +96,9 @@
     var newer = Number(live.dataset.version) > Number(ed.dataset.version);
     if (!newer || live.dataset.sheet === ed.dataset.sheet) { return; }
     var url = ed.dataset.showUrl;
-    if (!window.scorepadQueue || !url) { return; }
-    window.scorepadQueue(function () {
-      var now = editor();
-      if (!now || Number(now.dataset.version) >= Number(live.dataset.version)) { return null; }
-      return htmx.ajax("GET", url, { source: now, target: "#editor", swap: "outerHTML" });
+    if (!window.scorepadRedraw || !url) { return; }
+    window.scorepadRedraw(url, null, function (now) {
+      return Number(now.dataset.version) >= Number(live.dataset.version);
     });
   });
 

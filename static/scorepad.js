@@ -130,6 +130,18 @@
   window.scorepadQueue = function (fn) {
     chain = chain.then(fn).catch(function () { return null; });
   };
+  /* The editor drawn again from `url` in its turn behind the taps (`values` join the GET;
+   * `unless(editor)` calls it off when the board on screen is new enough by then). */
+  function redraw(url, values, unless) {
+    window.scorepadQueue(function () {
+      var now = editor();
+      if (!now || (unless && unless(now))) { return null; }
+      var ask = { source: now, target: "#editor", swap: "outerHTML" };
+      if (values) { ask.values = values; }
+      return htmx.ajax("GET", url, ask);
+    });
+  }
+  window.scorepadRedraw = redraw;
 
   /* A photo being read holds the chain: a tap (or a live refresh) answered meanwhile would
    * replace the editor and the photo form in it, and the reading's answer would be dropped
@@ -330,12 +342,7 @@
     if (background(d)) { return; }
     flash(document.body.dataset.msgServer);
     var ed = editor();
-    var url = ed && ed.dataset.showUrl;
-    if (!url || !window.scorepadQueue) { return; }
-    window.scorepadQueue(function () {
-      var now = editor();
-      return now ? htmx.ajax("GET", url, { source: now, target: "#editor", swap: "outerHTML" }) : null;
-    });
+    if (ed && ed.dataset.showUrl) { redraw(ed.dataset.showUrl); }
   });
   /* A banner stays until the player does something after it: neither a poll nor a tap
    * made before it (still on its way when a photo failed) may wipe it unread. */
