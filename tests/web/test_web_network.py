@@ -39,6 +39,12 @@ def tap(page: Any, tool: str, q: int, r: int) -> None:
     page.click(f'#editor [data-q="{q}"][data-r="{r}"]')
 
 
+def draw(page: Any, tool: str, q: int, r: int) -> None:
+    """A tap, and its answer on the board."""
+    tap(page, tool, q, r)
+    page.wait_for_selector(f'#editor [data-q="{q}"][data-r="{r}"][data-item="{tool}"]')
+
+
 def draw_elsewhere(server: LiveServer, table_id: str, player: int, q: int, r: int) -> None:
     """Another phone draws a house: the table moves on without this page knowing."""
 
@@ -91,8 +97,7 @@ def test_a_proxy_error_page_never_replaces_the_board(page: Any, live_server: Liv
     # The board is still there and live, and fetched again as stored (nothing was).
     page.wait_for_selector("#editor #live", state="attached")
     page.wait_for_selector('#editor [data-q="0"][data-r="0"]:not(.queued)')
-    tap(page, "house", 0, 0)
-    page.wait_for_selector('#editor [data-q="0"][data-r="0"][data-item="house"]')
+    draw(page, "house", 0, 0)
     # A poll meeting the same error is dropped quietly; the next one brings the news.
     page.route(LIVE, lambda route: route.fulfill(status=503, body=""), times=1)
     draw_elsewhere(live_server, table_id, 1, 0, 0)
@@ -115,8 +120,7 @@ def test_the_apps_own_server_error_is_shown_as_it_comes(page: Any, live_server: 
         route.fulfill(status=500, headers=answer.headers, body=answer.text())
 
     page.route("**/tap", as_500, times=1)
-    tap(page, "house", 0, 0)
-    page.wait_for_selector('#editor [data-q="0"][data-r="0"][data-item="house"]')
+    draw(page, "house", 0, 0)
     assert page.locator("#flash .flash-error").count() == 0
 
 
@@ -166,16 +170,14 @@ def test_a_banner_stays_through_the_polls_until_the_player_acts(
     page: Any, live_server: LiveServer
 ) -> None:
     open_table(page)
-    tap(page, "house", 0, 0)
-    page.wait_for_selector('#editor [data-q="0"][data-r="0"][data-item="house"]')
+    draw(page, "house", 0, 0)
     page.route("**/undo", lambda route: route.abort())
     page.click("#editor button:has-text('Undo')")
     page.wait_for_selector("#flash .flash-error")
     page.wait_for_timeout(3500)  # two polls at least
     assert "not saved" in page.text_content("#flash")
     page.unroute("**/undo")
-    tap(page, "sheep", 0, 1)
-    page.wait_for_selector('#editor [data-q="0"][data-r="1"][data-item="sheep"]')
+    draw(page, "sheep", 0, 1)
     assert page.locator("#flash .flash-error").count() == 0
 
 
@@ -183,8 +185,7 @@ def test_an_undo_waiting_for_its_answer_cannot_be_pressed_again(
     page: Any, live_server: LiveServer
 ) -> None:
     open_table(page)
-    tap(page, "house", 0, 0)
-    page.wait_for_selector('#editor [data-q="0"][data-r="0"][data-item="house"]')
+    draw(page, "house", 0, 0)
     held: list[Any] = []
     page.route("**/undo", lambda route: held.append(route))
     undo = "#editor button:has-text('Undo')"
