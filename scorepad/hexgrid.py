@@ -235,8 +235,8 @@ def bounding_box(layout: Layout, hexes: Iterable[Hex]) -> tuple[float, float, fl
     return min(xs), min(ys), max(xs), max(ys)
 
 
-def spiral(center: Hex, radius: int) -> Iterator[Hex]:
-    """All hexes within ``radius`` of ``center``: handy for tests and generators."""
+def hexes_within(center: Hex, radius: int) -> Iterator[Hex]:
+    """All hexes within ``radius`` of ``center`` (Red Blob Games' "range"), column by column."""
     for dq in range(-radius, radius + 1):
         for dr in range(max(-radius, -dq - radius), min(radius, -dq + radius) + 1):
             yield Hex(center.q + dq, center.r + dr)

@@ -31,6 +31,7 @@ from scorepad.hexgrid import (
     bounding_box,
     components,
     distance,
+    hexes_within,
     neighbor,
     neighbors,
     oddq_to_axial,
@@ -42,7 +43,6 @@ from scorepad.hexgrid import (
     round_hex,
     side_between,
     side_gap,
-    spiral,
 )
 
 PROPERTY = settings(max_examples=200, deadline=None)
@@ -52,7 +52,7 @@ hexes = st.builds(Hex, coords, coords)
 sides = st.integers(min_value=0, max_value=5)
 turns = st.integers(min_value=-13, max_value=13)
 
-#: Every hex within 4 steps of the origin, listed without the module's own spiral().
+#: Every hex within 4 steps of the origin, listed without the module's own hexes_within().
 PATCH = [
     Hex(q, r) for q in range(-4, 5) for r in range(-4, 5) if max(abs(q), abs(r), abs(q + r)) <= 4
 ]
@@ -629,13 +629,13 @@ def test_bounding_box() -> None:
     assert box == pytest.approx((-10.0, -5 * s3, 25.0, 10 * s3))
 
 
-# --- spiral -----------------------------------------------------------------------------------
+# --- hexes_within ------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("radius", range(7))
 def test_spiral_counts_and_members(radius: int) -> None:
     center = Hex(3, -2)
-    cells = list(spiral(center, radius))
+    cells = list(hexes_within(center, radius))
     assert len(cells) == 1 + 3 * radius * (radius + 1)
     assert len(set(cells)) == len(cells)
     expected = {
@@ -651,7 +651,7 @@ def test_spiral_counts_and_members(radius: int) -> None:
 @given(hexes, st.integers(min_value=0, max_value=12))
 @PROPERTY
 def test_spiral_is_the_disc(center: Hex, radius: int) -> None:
-    cells = list(spiral(center, radius))
+    cells = list(hexes_within(center, radius))
     assert len(cells) == 1 + 3 * radius * (radius + 1)
     assert all(distance(center, h) <= radius for h in cells)
     assert sum(distance(center, h) == radius for h in cells) == (6 * radius or 1)

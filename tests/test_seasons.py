@@ -158,6 +158,12 @@ def test_sealed_chest_gives_nothing_with_a_familiar_in_play() -> None:
     assert chest["why"] == "familiars in play: Syllas the Faithful"
 
 
+def test_each_copy_of_the_sealed_chest_scores() -> None:
+    result = scored({"cards_in_play": [46, 46, 1]}, {"cards_in_play": [2]})
+    assert [e["points"] for e in effects(result)] == [20, 20]
+    assert result.player("Anna").categories["end_of_game_cards"] == 40
+
+
 def test_replicas_are_magic_items_for_the_sealed_chest() -> None:
     result = scored({"cards_in_play": [46, 210], "replicas": 2})
     assert [e["points"] for e in effects(result)] == [20, 14]
@@ -412,7 +418,9 @@ def test_ios_minion_with_end_of_game_cards_is_warned_about() -> None:
 def test_a_player_alone_is_warned_about() -> None:
     result = scored({"cards_in_play": [19]})
     assert result.warnings == ("Seasons is for 2 to 4 players; scored for one player alone",)
-    assert effects(result)[0]["why"] == "1 cards in play and no opponent"
+    (helm,) = effects(result)
+    # "more power cards in play than each of your opponents" holds with no opponent at all.
+    assert (helm["points"], helm["why"]) == (20, "1 cards in play and no opponent")
 
 
 def test_an_ordinary_table_has_no_warnings() -> None:

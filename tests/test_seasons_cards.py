@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import csv
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -25,6 +27,22 @@ def test_the_catalogue_holds_all_95_cards_by_set() -> None:
     assert all(card_id == c.id for card_id, c in sc.CARDS.items())
     assert {c.type for c in sc.CARDS.values()} == {"Magic item", "Familiar"}
     assert list(sc.CARDS) == sorted(sc.CARDS)
+
+
+#: The card list that came with the rules (``../shared/rules``); the package carries a copy.
+SOURCE = Path(__file__).resolve().parents[2] / "shared" / "rules" / "seasons-cards.csv"
+
+
+def test_every_card_is_as_the_rules_card_list_prints_it() -> None:
+    # A card's type decides the Sealed Chest (any familiar blocks it) and its prestige is
+    # counted for every player: each of the 95 rows, field by field.
+    rows = list(csv.DictReader(SOURCE.open(encoding="utf-8")))
+    assert len(rows) == len(sc.CARDS)
+    for row in rows:
+        card = sc.card(int(row["id"]))
+        printed = (row["set"], row["name"], row["type"], int(row["prestige"]))
+        assert (card.set, card.name, card.type, card.prestige) == printed, row["id"]
+        assert card.end_of_game_text == row["end_of_game_relevant_text"], row["id"]
 
 
 @pytest.mark.parametrize(

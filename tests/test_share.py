@@ -12,7 +12,8 @@ import pytest
 from PIL import Image
 
 from scorepad import games, share
-from scorepad.render.card import BOARD_BOX, area_colour, results_card
+from scorepad.render import palette
+from scorepad.render.card import BOARD_BOX, font, results_card
 from scorepad.scoring import Result
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -87,20 +88,34 @@ def test_results_card_is_a_png_with_every_board(game: str):
     assert len(pixels.getcolors(maxcolors=100_000) or []) > 20
 
 
-def test_results_card_draws_cyrillic_names():
+def test_results_card_font_has_cyrillic_letters():
+    """Names are often Cyrillic: the card's fonts draw them, not the missing-glyph box."""
+    missing = "\U0010fffd"  # a private-use code point no font draws
+    for bold in (False, True):
+        face = font(24, bold)
+        assert face.getbbox("Я") != face.getbbox(missing)
+        assert bytes(face.getmask("Я")) != bytes(face.getmask(missing))
     doc, _ = example("sunflower-valley")
     doc["players"][0]["name"] = "Аня"
     result = games.score_text(json.dumps(doc))
     assert Image.open(io.BytesIO(results_card(result, doc))).size[0] == 1080
 
 
-def test_area_colours_are_stable_and_distinct_for_new_names():
-    assert area_colour("teal") == area_colour("teal")
-    assert area_colour("a1") != area_colour("a2")
+def test_area_fills_colour_words_first_then_fallbacks_in_turn():
+    doc = {"players": [{"cells": [{"area": n} for n in ("Blue", "zeta", "alpha")]}]}
+    assert palette.area_fills(doc) == {
+        "Blue": palette.AREA_FILLS["blue"],
+        "alpha": palette.FALLBACK_FILLS[0],
+        "zeta": palette.FALLBACK_FILLS[1],
+    }
+    many = {"players": [{"cells": [{"area": f"a{i:02}"} for i in range(37)]}]}
+    fills = palette.area_fills(many)  # more areas than fallback colours: they repeat
+    assert len(fills) == 37 and fills["a07"] == palette.FALLBACK_FILLS[0]
 
 
-def test_csv_labels_can_be_given_in_another_language():
-    _, result = example("seasons")
-    names = {"rank": "Место", "player": "Игрок", "crystals": "Кристаллы"}
-    header = share.to_csv(result, names).splitlines()[0].split(",")
-    assert header[:3] == ["Место", "Игрок", "Кристаллы"] and header[-1] == "Total"
+def test_results_card_colours_areas_as_the_editor_does():
+    doc, result = example("sunflower-valley")
+    image = Image.open(io.BytesIO(results_card(result, doc))).convert("RGB")
+    colours = {rgb for _, rgb in image.getcolors(maxcolors=1_000_000) or []}
+    for fill in palette.area_fills(doc).values():
+        assert tuple(int(fill[i : i + 2], 16) for i in (1, 3, 5)) in colours

@@ -179,6 +179,23 @@ def test_the_game_result_is_the_last_phase_ranked_by_pins() -> None:
     assert final.tiebreaks == ()  # the phase's tie-break is not the game's
 
 
+def test_pins_rank_the_game_even_against_the_last_phases_points() -> None:
+    # Anna wins phases 1 and 3; in phase 3 Clara (25) outscores Boris (22), but Boris holds
+    # a pin from phase 2 and Clara none: the game ranks Anna, Boris, Clara by pins.
+    game = [
+        phase("Clara", rows_for(1, 0), rows_for(0, 3), rows_for(0, 2)),
+        phase("Anna", rows_for(1, 1), rows_for(2, 0), rows_for(0, 4)),
+        phase("Boris", rows_for(3, 0), rows_for(2, 0), rows_for(2, 5)),
+    ]
+    final = sm.score_game(game).game_result()
+    assert final is not None and final.winners == ("Anna",)
+    assert {p.name: (p.total, p.rank) for p in final.players} == {
+        "Anna": (30, 1),
+        "Boris": (22, 2),
+        "Clara": (25, 3),
+    }
+
+
 def test_no_phase_follows_the_game_winner() -> None:
     with pytest.raises(BoardError, match="phase 4: the game ended after phase 3"):
         sm.score_game([PHASE_1, PHASE_2, PHASE_3, PHASE_3])

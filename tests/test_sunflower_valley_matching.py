@@ -13,9 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scorepad.games import sunflower_valley as sv
-from scorepad.hexgrid import Hex, neighbor, neighbors, opposite, spiral
+from scorepad.hexgrid import Hex, hexes_within, neighbor, neighbors, opposite
 
-REGION = list(spiral(Hex(0, 0), 2))  # 19 hexes
+REGION = list(hexes_within(Hex(0, 0), 2))  # 19 hexes
 TOKENS = ["H", "S", ".", "F"] + [f"R{a}{b}" for a, b in sv.RAIL_ORIENTATIONS]
 
 

@@ -75,6 +75,9 @@ def _load() -> Mapping[int, Card]:
     )
     cards = {}
     for row in csv.DictReader(io.StringIO(text)):
+        # The Sealed Chest reads the type: a card of neither kind would be a silent error.
+        if row["type"] not in (MAGIC_ITEM, FAMILIAR):
+            raise ValueError(f"Seasons card {row['id']}: unknown type {row['type']!r}")
         card = Card(
             id=int(row["id"]),
             set=row["set"],

@@ -37,8 +37,8 @@ when all 15 are full), ``counting_row_covered`` (its covered squares),
 ``full_rows_not_counted`` (full lines above the first incomplete one: they never score),
 ``cleared_burrows``, ``marmots``, ``open_burrows`` (lists of ``[row, col]``), ``picnic``
 (bool), ``seats_from_active`` (the tie-break value, ``None`` without an active player), and
-for a solo game ``solo`` (``values``, ``rows_completed``, ``mark``, ``board``: the board
-side's layout name or ``None``).
+for a solo game ``solo`` (``values``, ``rows_completed``, ``mark``, ``good`` and
+``outstanding`` (the rulebook's marks), ``board``: the board side's layout name or ``None``).
 """
 
 from __future__ import annotations

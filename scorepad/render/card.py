@@ -7,8 +7,6 @@ file it came from; hex positions come from :mod:`scorepad.hexgrid`, nothing else
 
 from __future__ import annotations
 
-import colorsys
-import hashlib
 import io
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
@@ -18,6 +16,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from scorepad import games, share
 from scorepad.hexgrid import Hex, Layout, Orientation, bounding_box
+from scorepad.render import palette
 from scorepad.scoring import PlayerResult, Result
 
 WIDTH = 1080
@@ -87,7 +86,7 @@ def results_card(
             top = y + (i // 2) * (BOARD_BOX[1] + 60)
             draw.text((x, top), f"{p.name}: {p.total}", fill=INK, font=font(24, bold=True))
             box = (x, top + 40, x + BOARD_BOX[0], top + 40 + BOARD_BOX[1])
-            drawer(draw, box, players.get(p.name, {}), p, doc.get("options") or {})
+            drawer(draw, box, players.get(p.name, {}), p, doc)
     out = io.BytesIO()
     img.save(out, format="PNG", optimize=True)
     return out.getvalue()
@@ -147,20 +146,6 @@ def _hex_layout(hexes: Sequence[Hex], box: tuple[int, int, int, int]) -> Layout:
     return Layout(Orientation.FLAT, size, (ox, oy))
 
 
-def area_colour(name: str) -> tuple[int, int, int]:
-    """A stable pastel colour for a Sunflower Valley area name (common names keep theirs)."""
-    known = {
-        "blue": (150, 196, 230), "orange": (245, 190, 120), "purple": (196, 170, 222),
-        "green": (170, 214, 160), "red": (236, 150, 150), "yellow": (246, 226, 140),
-        "pink": (240, 180, 210), "grey": (200, 200, 200), "brown": (200, 170, 130),
-    }  # fmt: skip
-    if name in known:
-        return known[name]
-    hue = int(hashlib.sha256(name.encode()).hexdigest()[:4], 16) / 0xFFFF
-    r, g, b = colorsys.hls_to_rgb(hue, 0.78, 0.55)
-    return int(r * 255), int(g * 255), int(b * 255)
-
-
 SV_SYMBOLS = {"house": "⌂", "sheep": "S", "sunflower": "✿", "super-sunflower": "✸"}
 
 
@@ -169,15 +154,16 @@ def _draw_sunflower_valley(
     box: tuple[int, int, int, int],
     sheet: Mapping[str, Any],
     player: PlayerResult,
-    options: Mapping[str, Any],
+    doc: Mapping[str, Any],
 ) -> None:
     cells = {Hex(c["q"], c["r"]): c for c in sheet.get("cells", [])}
     if not cells:
         return
+    fills = palette.area_fills(doc)  # over the whole file, as the editor colours them
     layout = _hex_layout(list(cells), box)
     symbol_font = font(max(10, int(layout.size * 0.9)), bold=True)
     for h, c in cells.items():
-        fill = (150, 140, 128) if c.get("mountain") else area_colour(str(c.get("area")))
+        fill = palette.MOUNTAIN_FILL if c.get("mountain") else fills.get(c.get("area"), "#dddddd")
         draw.polygon(layout.corners(h), fill=fill, outline=(80, 80, 80))
         centre = layout.to_pixel(h)
         item = c.get("item")
@@ -213,7 +199,7 @@ def _draw_harmonies(
     box: tuple[int, int, int, int],
     board: Mapping[str, Any],
     player: PlayerResult,
-    options: Mapping[str, Any],
+    doc: Mapping[str, Any],
 ) -> None:
     cells = {Hex(c["q"], c["r"]): c for c in board.get("cells", [])}
     if not cells:
@@ -241,7 +227,7 @@ def _draw_spring_meadow(
     box: tuple[int, int, int, int],
     board: Mapping[str, Any],
     player: PlayerResult,
-    options: Mapping[str, Any],
+    doc: Mapping[str, Any],
 ) -> None:
     rows = board.get("rows") or []
     if not rows:
@@ -259,6 +245,8 @@ def _draw_spring_meadow(
     draw.text((box[0], box[3] + 4), _fit(score_text, 60), fill=MUTED, font=font(16))
 
 
+#: A board's drawer: the image, the board's box, the player's part of the board file, the
+#: player's result and the whole board file (what is shared between players).
 Drawer = Callable[
     [ImageDraw.ImageDraw, tuple[int, int, int, int], Mapping[str, Any], PlayerResult,
      Mapping[str, Any]],

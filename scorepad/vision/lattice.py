@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 from scipy.optimize import minimize
 
-from scorepad.hexgrid import Hex, Layout, Orientation, components, neighbors, spiral
+from scorepad.hexgrid import Hex, Layout, Orientation, components, hexes_within, neighbors
 from scorepad.vision.decode import PhotoError
 
 #: Where the grid may lie on the rectified sheet (fractions of its height): below the
@@ -277,7 +277,7 @@ def fit(edges: np.ndarray, orientation: Orientation, size: float, theta: float) 
     h, w = edges.shape
     layout = Layout(orientation, size)
     reach = int(max(h, w) / (1.5 * size)) + 2
-    base = probe(layout, spiral(Hex(0, 0), reach))
+    base = probe(layout, hexes_within(Hex(0, 0), reach))
     centre_of_image = np.array([w / 2, h / 2])
 
     wide = cv2.GaussianBlur(edges, (0, 0), max(1.5, 0.08 * size))
@@ -369,7 +369,7 @@ def _candidates(edges: np.ndarray, lattice: Lattice, top: float, bottom: float) 
     inverse = np.linalg.inv(lattice.homography)
     middle = cv2.perspectiveTransform(np.array([[[w / 2, (top + bottom) / 2]]]), inverse)[0, 0]
     centre_hex = layout.from_pixel(float(middle[0]), float(middle[1]))
-    hexes = list(spiral(centre_hex, reach))
+    hexes = list(hexes_within(centre_hex, reach))
     p = probe(layout, hexes)
     cens = lattice.to_image(p.centres)
     inside = (

@@ -25,7 +25,7 @@ import cv2
 import numpy as np
 
 from scorepad.games.sunflower_valley import RAIL_ORIENTATIONS, Tallies, example_layout
-from scorepad.hexgrid import Hex, Layout, Orientation, bounding_box, neighbors, spiral
+from scorepad.hexgrid import Hex, Layout, Orientation, bounding_box, hexes_within, neighbors
 from scorepad.vision.lattice import normalise_hexes
 from scorepad.vision.tally import BOXES
 
@@ -63,7 +63,7 @@ def block_shape(rng: np.random.Generator, orientation: Orientation, count: int =
     aspect = rng.uniform(0.75, 1.35)
     power = rng.uniform(2.0, 6.0)
     scored = []
-    for h in spiral(Hex(0, 0), 6):
+    for h in hexes_within(Hex(0, 0), 6):
         x, y = grid.to_pixel(h)
         d = (abs(x) ** power + abs(y * aspect) ** power) ** (1 / power)
         scored.append((d + rng.uniform(0, 0.05), h))

@@ -11,6 +11,8 @@ from typing import Any
 
 from flask import Response, make_response, render_template, request, url_for
 
+from scorepad.web.i18n import current_language
+
 
 def is_htmx() -> bool:
     return (
@@ -51,4 +53,25 @@ def error_page(status: int, title: str, message: str, place: str = "#flash") -> 
         html = render_template("error.html", title=title, message=message, status=status)
         resp = make_response(html, status)
     resp.vary.add("HX-Request")
+    return resp
+
+
+def version_tag(version: int) -> str:
+    """The entity tag of a table version as drawn in the phone's language: after a
+    language switch the same version is another answer, not a 304 keeping the old one."""
+    return f"v{version}-{current_language()}"
+
+
+def holds_version(version: int) -> bool:
+    """Whether the phone's ``If-None-Match`` names this version (weak tags too: gzip
+    proxies weaken them)."""
+    return request.if_none_match.contains_weak(version_tag(version))
+
+
+def versioned(resp: Response, version: int) -> Response:
+    """Tag an answer with its table version, revalidated every time and kept by no shared
+    cache (a phone's own seat reads "you")."""
+    resp.set_etag(version_tag(version))
+    resp.headers["Cache-Control"] = "private, no-cache"
+    resp.vary.add("Cookie")
     return resp

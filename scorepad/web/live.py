@@ -22,9 +22,8 @@ from flask import Blueprint, Response, make_response, render_template, request, 
 
 from scorepad.web import db
 from scorepad.web.boards import player_index
-from scorepad.web.editor import boards_context, editor_context, sheet_tag
-from scorepad.web.htmx import page_or_fragment
-from scorepad.web.i18n import current_language
+from scorepad.web.editor import boards_context, editor_context
+from scorepad.web.htmx import holds_version, page_or_fragment, versioned
 from scorepad.web.seats import join_code
 
 bp = Blueprint("live", __name__)
@@ -34,31 +33,14 @@ POLL_MS = 1500
 VIEWS = ("editor", "screen", "results")
 
 
-def etag(version: int) -> str:
-    """A table version as drawn in the page's language: after a language switch the same
-    version is another answer, not a 304 keeping the old language."""
-    return f'"v{version}-{current_language()}"'
-
-
-def _private(resp: Response) -> None:
-    """Revalidated every time, and never stored by a shared cache: the same version reads
-    differently on each phone (its own seat is "you")."""
-    resp.headers["Cache-Control"] = "private, no-cache"
-    resp.vary.add("Cookie")
-
-
 @bp.get("/t/<table_id>/live")
 def poll(table_id: str) -> Response:
     view = request.args.get("view", "editor")
     if view not in VIEWS:
         view = "editor"
     version, finished = db.table_state(table_id)
-    tag = etag(version)
-    if request.args.get("v") == str(version) or tag in request.headers.get("If-None-Match", ""):
-        resp = make_response("", 204 if request.args.get("v") else 304)
-        resp.headers["ETag"] = tag
-        _private(resp)
-        return resp
+    if request.args.get("v") == str(version) or holds_version(version):
+        return versioned(make_response("", 204 if request.args.get("v") else 304), version)
     stored = db.get_table(table_id)
     if finished and view != "screen":
         resp = make_response("", 204)
@@ -66,10 +48,7 @@ def poll(table_id: str) -> Response:
         return resp
     ctx = screen_context(stored) if view == "screen" else view_context(stored, view)
     html = render_template("live/_poll.html", view=view, **ctx)
-    resp = make_response(html)
-    resp.headers["ETag"] = tag
-    _private(resp)
-    return resp
+    return versioned(make_response(html), version)
 
 
 def view_context(stored: db.StoredTable, view: str) -> dict[str, Any]:
@@ -78,9 +57,7 @@ def view_context(stored: db.StoredTable, view: str) -> dict[str, Any]:
 
         return results_context(stored)
     player = player_index(stored.doc, request.args.get("p"))
-    ctx = editor_context(stored, player)
-    ctx["sheet_tag"] = sheet_tag(stored.doc, player)
-    return ctx
+    return editor_context(stored, player)
 
 
 def screen_context(stored: db.StoredTable) -> dict[str, Any]:

@@ -15,8 +15,7 @@ from scorepad.scoring import Result
 from scorepad.share import labels, to_csv
 from scorepad.web import db
 from scorepad.web.editor import decided, table_result
-from scorepad.web.htmx import error_page
-from scorepad.web.i18n import current_language
+from scorepad.web.htmx import error_page, holds_version, versioned
 from scorepad.web.vocab import recap, sentence, term, words
 
 bp = Blueprint("sharing", __name__)
@@ -49,28 +48,17 @@ def _labels(result: Result) -> dict[str, str]:
     return names
 
 
-def _tag(version: int) -> str:
-    return f"v{version}-{current_language()}"
-
-
 def _unchanged(table_id: str) -> Response | None:
     """A ``304`` when the phone already holds this version's file, found before anything is
     scored or drawn (the PNG card costs a few hundred milliseconds)."""
     version, _finished = db.table_state(table_id)
-    if not request.if_none_match.contains_weak(_tag(version)):  # gzip proxies weaken tags
-        return None
-    resp = make_response("", 304)
-    resp.set_etag(_tag(version))
-    resp.headers["Cache-Control"] = "private, no-cache"
-    return resp
+    return versioned(make_response("", 304), version) if holds_version(version) else None
 
 
 def _versioned(resp: Response, stored: db.StoredTable) -> Response:
     """Cheap repeats: the same table version, in the same language, is the same file
     (``304`` on revalidation)."""
-    resp.set_etag(_tag(stored.version))
-    resp.headers["Cache-Control"] = "private, no-cache"
-    resp.make_conditional(request)  # turns this very response into a 304 when it can
+    versioned(resp, stored.version).make_conditional(request)  # a 304 when it can be
     return resp
 
 

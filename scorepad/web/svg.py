@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from scorepad.hexgrid import Hex, Layout, Orientation, bounding_box
+from scorepad.hexgrid import Hex, Layout, Orientation, bounding_box, side_gap
 
 HEX_SIZE = 30.0
 PAD = 6.0
@@ -38,7 +38,7 @@ class HexCanvas:
         """SVG path of a railway track joining sides ``a`` and ``b`` of ``h``."""
         ax, ay = self.layout.side_midpoint(h, a)
         bx, by = self.layout.side_midpoint(h, b)
-        if (a - b) % 6 == 3:
+        if side_gap(a, b) == 3:  # straight across
             return f"M{ax:.1f},{ay:.1f} L{bx:.1f},{by:.1f}"
         cx, cy = self.layout.to_pixel(h)
         return f"M{ax:.1f},{ay:.1f} Q{cx:.1f},{cy:.1f} {bx:.1f},{by:.1f}"

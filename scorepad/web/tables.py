@@ -6,7 +6,7 @@ import json
 import re
 from typing import Any
 
-from flask import Blueprint, Response, abort, make_response, request
+from flask import Blueprint, Response, make_response, request
 from flask_babel import gettext  # type: ignore[import-untyped]
 
 from scorepad import games
@@ -16,7 +16,7 @@ from scorepad.stats import player_key
 from scorepad.web import access, db, doubts
 from scorepad.web.boards import EditRefused, kit, kits, player_index, whole_number
 from scorepad.web.editor import boards_context, decided, game_and_kit, table_result
-from scorepad.web.htmx import page_or_fragment, redirect_to
+from scorepad.web.htmx import error_page, page_or_fragment, redirect_to
 from scorepad.web.i18n import YEAR
 from scorepad.web.players import roster
 from scorepad.web.vocab import recap, sentence, term
@@ -256,14 +256,18 @@ def check(table_id: str) -> Response:
     stored = db.get_table(table_id)
     game, board_kit = game_and_kit(stored)
     result, _problems = table_result(stored)
+    if result is None:  # nothing to check a paper sheet against: the editor says what is wrong
+        return error_page(
+            409,
+            gettext("Nothing to check yet"),
+            gettext("This table cannot be scored as stored; fix its boards first."),
+        )
     source = request.form if request.method == "POST" else request.args
     chosen = source.get("p")
     if chosen is None:  # a seated phone checks its own paper sheet first, as it edits
         seat = access.rights(stored).seat
         chosen = None if seat is None else str(seat)
     player = player_index(stored.doc, chosen)
-    if result is None:
-        abort(404)
     app_scores = result.players[player].categories
     shown = game.categories_of(result)  # the rows the results show (a solo game's own)
     rows, message = [], None

@@ -268,7 +268,7 @@ def words() -> Words:
     return Words(english, None if english else get_translations())
 
 
-def table_title(title: str, game_title: str = "") -> str:
+def table_title(title: str) -> str:
     """A stored table title ("Harmonies: Anna, Boris") with the game's name translated."""
     for known in TITLES:
         if title == known or title.startswith(known + ": "):

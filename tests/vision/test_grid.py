@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from scorepad.games import sunflower_valley as sv
-from scorepad.hexgrid import Hex, Layout, Orientation, neighbors, spiral
+from scorepad.hexgrid import Hex, Layout, Orientation, hexes_within, neighbors
 from scorepad.vision import lattice as lattice_finder
 from scorepad.vision import recognize as recogniser
 from scorepad.vision import sheet as sheet_finder
@@ -449,7 +449,7 @@ def _outlines(layout: Layout, homography: np.ndarray, shape: tuple[int, int]) ->
     """An outline map of a lattice's hexes drawn through a homography."""
     edges = np.zeros(shape, np.float32)
     lat = Lattice(layout.orientation, layout.size, homography)
-    for h in spiral(Hex(0, 0), 6):
+    for h in hexes_within(Hex(0, 0), 6):
         corners = lat.to_image(np.array(layout.corners(h)))
         cv2.polylines(
             edges, [np.round(corners * 16).astype(np.int32)], True, 1.0, 2, cv2.LINE_AA, 4
@@ -464,7 +464,7 @@ def test_the_similarity_fit_polishes_size_and_rotation():
     # Started 3 % too large and 0.02 rad off, as an autocorrelation peak can leave it.
     found = fit(edges, Orientation.POINTY, 51.5, 0.01)
     assert found.size == pytest.approx(50.0, rel=0.005)
-    pts = np.array([layout.to_pixel(h) for h in spiral(Hex(0, 0), 3)])
+    pts = np.array([layout.to_pixel(h) for h in hexes_within(Hex(0, 0), 3)])
     here = Lattice(Orientation.POINTY, found.size, found.homography)
     scaled = pts * found.size / 50.0
     assert np.abs(here.to_image(scaled) - true.to_image(pts)).max() < 1.5
@@ -478,7 +478,7 @@ def test_polish_takes_a_lattice_seen_in_perspective_from_a_similarity_start():
     about = np.array([[1.0, 0, 400], [0, 1.0, 400], [0, 0, 1.0]])  # the grid's middle
     true = Lattice(Orientation.FLAT, 45.0, about @ tilt @ np.linalg.inv(about) @ similar.homography)
     edges = _outlines(layout, true.homography, (800, 800))
-    hexes = list(spiral(Hex(0, 0), 2))
+    hexes = list(hexes_within(Hex(0, 0), 2))
     pts = np.array([layout.to_pixel(h) for h in hexes])
     off = np.abs(similar.to_image(pts) - true.to_image(pts)).max()
     assert 8 < off < 15

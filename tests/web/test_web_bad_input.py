@@ -16,6 +16,7 @@ from webhelpers import HX, SV_FORM, new_table, stored_doc
 
 from scorepad import games
 from scorepad.games import spring_meadow as sm
+from scorepad.web import db
 
 EXAMPLE_SV = Path(__file__).resolve().parents[2] / "examples" / "sunflower-valley.json"
 FORMS = {
@@ -121,11 +122,40 @@ def test_the_language_switch_goes_home_from_a_bad_address(client: FlaskClient) -
     assert resp.status_code == 303 and resp.headers["Location"] == "/players"
 
 
-def test_freeing_a_seat_that_does_not_exist_changes_nothing(client: FlaskClient) -> None:
+def test_freeing_a_seat_that_does_not_exist_changes_nothing(
+    app: Flask, client: FlaskClient
+) -> None:
     table_id = new_table(client, SV_FORM, ["Anna", "Boris"])
+    with app.app_context():
+        before = db.get_table(table_id)
+    seats = client.get(f"/t/{table_id}/seats").get_data(as_text=True)
     for seat in ("5", str(2**31), str(2**70)):
         resp = client.post(f"/t/{table_id}/seats/{seat}/free")
         assert resp.status_code == 303 and resp.headers["Location"].endswith("/seats")
+    with app.app_context():
+        after = db.get_table(table_id)
+    assert (after.version, after.doc) == (before.version, before.doc)
+    assert _without_token(client.get(f"/t/{table_id}/seats").get_data(as_text=True)) == (
+        _without_token(seats)
+    )
+
+
+def _without_token(page: str) -> str:
+    """A page without its CSRF token (which carries the time)."""
+    return re.sub(r'name="csrf_token"[^>]*>', "", page)
+
+
+def test_an_area_per_hex_draws_and_scores(client: FlaskClient) -> None:
+    # More areas than fallback colours once ran the colours out: a 500 on the editor.
+    doc = json.loads(EXAMPLE_SV.read_text(encoding="utf-8"))
+    for k, p in enumerate(doc["players"]):
+        for i, c in enumerate(p["cells"]):
+            if "area" in c:
+                c["area"] = f"p{k}a{i}"  # 75 areas: the seven fallback colours repeat
+    resp = client.post("/import", data={"text": json.dumps(doc)})
+    assert resp.status_code == 303
+    for page in ("", "/results", "/card.png"):
+        assert client.get(resp.headers["Location"] + page).status_code == 200
 
 
 def test_an_edited_new_table_cookie_is_ignored(client: FlaskClient) -> None:

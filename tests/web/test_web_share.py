@@ -118,7 +118,7 @@ def test_nothing_to_share_from_an_unscorable_table(app: Flask, client: FlaskClie
         broken = db.create_table(
             "sunflower-valley", "broken", {"game": "sunflower-valley", "players": []}, {}
         )
-    for route in ("results.csv", "recap.txt", "card.png"):
+    for route in ("results.csv", "recap.txt", "card.png", "check"):
         resp = client.get(f"/t/{broken}/{route}")
         assert resp.status_code == 409, route
         assert "cannot be scored" in resp.get_data(as_text=True)

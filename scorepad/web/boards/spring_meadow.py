@@ -499,9 +499,8 @@ def record_phase(
         phase=len(phases),
         names=names,
     )
-    for board in doc["players"]:
-        if board["name"] in winners:
-            board["rows"] = [row.replace(sm.CLEARED, sm.MARMOT) for row in board["rows"]]
+    for board in doc["players"]:  # the winners' marmots go onto their cleared burrows
+        board["rows"] = list(sm.board_after(after, board["name"]))
     doc.get("options", {}).pop("active", None)
     return doc, {**meta, "phases": phases}
 

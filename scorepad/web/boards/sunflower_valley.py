@@ -18,7 +18,8 @@ from markupsafe import Markup, escape
 
 from scorepad.boardfile import BoardError
 from scorepad.games import sunflower_valley as sv
-from scorepad.hexgrid import FLAT_NAMES, Hex, Orientation, oddq_to_axial
+from scorepad.hexgrid import FLAT_NAMES, Hex, Orientation, oddq_to_axial, side_gap
+from scorepad.render.palette import AREA_FILLS, MOUNTAIN_FILL, area_fills
 from scorepad.scoring import Result
 from scorepad.web import db, doubts
 from scorepad.web.boards import EditRefused, Tool, int_field, tapped_hex, with_player_copy
@@ -41,25 +42,11 @@ TOOLS = (
     Tool("eraser", N_("Eraser")),
 )
 ITEMS = {"house", "sheep", "sunflower", "super-sunflower"}
-STRAIGHTS = tuple(s for s in sv.RAIL_ORIENTATIONS if (s[0] - s[1]) % 6 == 3)
-CURVES = tuple(s for s in sv.RAIL_ORIENTATIONS if (s[0] - s[1]) % 6 != 3)
+STRAIGHTS = tuple(s for s in sv.RAIL_ORIENTATIONS if side_gap(*s) == 3)
+CURVES = tuple(s for s in sv.RAIL_ORIENTATIONS if side_gap(*s) != 3)
 EXAMPLE = "example"
 EXPRESS_SIZES = range(2, 7)
 
-#: Fill colours for area names that are colour words; other names take the fallback colours.
-AREA_FILLS = {
-    "blue": "#9cc8ec",
-    "green": "#a8d5a0",
-    "orange": "#f6c38b",
-    "red": "#f0a3a3",
-    "purple": "#c9b1e4",
-    "yellow": "#f4e48f",
-    "pink": "#f4b8d6",
-    "brown": "#d2b48c",
-    "grey": "#cfcfcf",
-    "gray": "#cfcfcf",
-}
-FALLBACK_FILLS = ("#b9d7ea", "#c5e3bf", "#f7d5ae", "#f2c0c0", "#d9cbec", "#f2eab0", "#e0e0e0")
 #: Every area also has a pattern (``templates/_sprites.html``), so no area is told apart by
 #: its colour alone; names that are not colour words take the patterns in turn.
 AREA_PATTERNS = {
@@ -67,7 +54,6 @@ AREA_PATTERNS = {
     for name in ("blue", "green", "orange", "red", "purple", "yellow", "pink", "brown", "grey")
 } | {"gray": "pat-grey"}
 FALLBACK_PATTERNS = tuple(AREA_PATTERNS.values())[:9]
-MOUNTAIN_FILL = "#8b8580"
 
 
 # --- new table ---------------------------------------------------------------------------------
@@ -265,15 +251,6 @@ def photo_note(
 
 
 # --- drawing -----------------------------------------------------------------------------------
-
-
-def area_fills(doc: Mapping[str, Any]) -> dict[str, str]:
-    names = sorted({c["area"] for p in doc["players"] for c in p["cells"] if c.get("area")})
-    fills: dict[str, str] = {}
-    spare = iter(FALLBACK_FILLS * 4)
-    for name in names:
-        fills[name] = AREA_FILLS.get(name.lower()) or next(spare)
-    return fills
 
 
 def area_patterns(doc: Mapping[str, Any]) -> dict[str, str]:
