@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from scorepad import games
 from scorepad.scoring import Result
@@ -63,14 +63,22 @@ def headline(result: Result, final: bool = True) -> str:
     return f"{game.title}: {winners} {verb} with {best} points"
 
 
-def recap(result: Result, final: bool = True) -> str:
+def recap(
+    result: Result,
+    final: bool = True,
+    *,
+    head: str | None = None,
+    term: Callable[[str], str] = str,
+    tiebreak: Callable[[str], str] = "Tie-break: {}".format,
+) -> str:
     """A short recap to paste into a chat: winner (or, ``final`` false, the leader),
-    standings with categories, tie-breaks."""
+    standings with categories, tie-breaks. The web app passes the first line, the category
+    labels' and the tie-break lines' wording in the player's language."""
     game = games.get(result.game)
-    lines = [headline(result, final), ""]
-    short = {k: label.split(". ", 1)[-1] for k, label in game.categories_of(result).items()}
+    lines = [headline(result, final) if head is None else head, ""]
+    short = {k: term(label).split(". ", 1)[-1] for k, label in game.categories_of(result).items()}
     for p in sorted(result.players, key=lambda p: (p.rank, p.name)):
         parts = ", ".join(f"{short[k]} {v:+d}" for k, v in p.categories.items() if v and k in short)
         lines.append(f"{p.rank}. {p.name}: {p.total}" + (f" ({parts})" if parts else ""))
-    lines.extend(f"Tie-break: {t}" for t in result.tiebreaks)
+    lines.extend(tiebreak(t) for t in result.tiebreaks)
     return "\n".join(lines) + "\n"

@@ -168,6 +168,15 @@ def test_branching_river_counts_the_shortest_route_between_its_ends() -> None:
     assert anna.categories["water"] == 11
 
 
+def test_a_river_is_measured_between_its_farthest_ends_not_from_its_first_hex() -> None:
+    # Its first hex (0, 1) lies 6 hexes from the farthest one; the river's ends, (1, 0)
+    # and (4, 2), are 7 apart: 19 points.
+    hexes = [(0, 1), (0, 2), (1, 0), (1, 2), (2, 2), (3, 2), (4, 2)]
+    anna = river(hexes).players[0]
+    assert anna.details["longest_river"]["length"] == 7
+    assert anna.categories["water"] == 19
+
+
 def test_a_loop_counts_its_shortest_way_round() -> None:
     # The six hexes around (2, 2): opposite hexes are 3 steps apart, so 4 hexes: 8 points.
     ring = [(2, 1), (3, 1), (3, 2), (2, 3), (1, 2), (1, 1)]

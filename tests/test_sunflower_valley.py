@@ -175,6 +175,20 @@ def test_links_are_transitive_trains_run_through_stations():
     assert pairing(doc) == (3, 0, {"adjacent", "railway"})
 
 
+def test_a_sheep_reaches_a_settlement_two_links_away():
+    """Three sheep touch only the first settlement; the railway links it to the second and
+    the second to the third: the link closes over the middle settlement, so all three pair
+    (with direct links only, the third house would stay alone)."""
+    spec = {(0, 0): "S", (1, -1): "S", (1, 1): "S"} | {
+        (1, 0): "H",
+        (2, 0): "R03",
+        (3, 0): "H",
+        (4, 0): "R03",
+        (5, 0): "H",
+    }
+    assert pairing(axial_table(spec)) == (3, 0, {"adjacent", "railway"})
+
+
 def test_rules_combine_herd_settlement_and_railway():
     """Sheep (0,-1) touches no house. Through its herd it may pair with (1,0), through that
     settlement with (2,-1), and through the railway with (5,-1)."""
@@ -287,6 +301,9 @@ def test_valley_express_table_is_a_table_setting():
     assert cats(axial_table(spec, valley_express=table))["valley_express"] == 7
     assert sv.express_points(sv.Options(valley_express={"3": 9}), 2) == 0
     assert sv.express_points(sv.Options(), 5) == 25
+    # A size the table skips takes the largest entry below it.
+    gaps = sv.Options(valley_express={"2": 4, "5": 30})
+    assert [sv.express_points(gaps, n) for n in (2, 3, 4, 5, 6)] == [4, 4, 4, 30, 30]
 
 
 # --- C: sunflower majority --------------------------------------------------------------------
@@ -389,6 +406,18 @@ def test_equal_totals_are_ordered_by_houses():
     assert [(p.total, p.rank) for p in result.players] == [(11, 1), (11, 2)]
     assert result.winners == ("Anna",)
     assert result.tiebreaks == ("tied on 11 points: Anna ahead of Boris on houses (2 vs 1)",)
+
+
+def test_super_sunflowers_count_as_sunflowers_in_the_tie_break_and_by_each_mountain():
+    """Anna: a house alone (-5), area a with 2 sunflowers to 1 (+3), the mountain between
+    her sunflower and her super sunflower (+2) and the one beyond it (+1: the super
+    sunflower counts for both), most residents (3, +5) = 6. Boris: a pair (+3), second for
+    residents (+3) = 6. One house each; sunflowers 2 to 1 with the super one counted (its
+    resident would decide too, but the sunflowers come first)."""
+    result = score(axial_table(line("H", "F", "^", "X", "^"), line("H", "S", "F", ".", ".")))
+    assert [(p.total, p.rank) for p in result.players] == [(6, 1), (6, 2)]
+    assert sorted(m["points"] for m in result.players[0].details["mountains"]) == [1, 2]
+    assert result.tiebreaks == ("tied on 6 points: Anna ahead of Boris on sunflowers (2 vs 1)",)
 
 
 def test_players_still_tied_after_every_tie_break_share_the_rank():

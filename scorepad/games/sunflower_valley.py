@@ -24,7 +24,8 @@ whose per-player ``details`` carry the evidence a player can check on the paper 
 ``mountains``
     ``[{"hex": [q, r], "points": n, "sunflowers": [[q, r], ...]}]``;
 ``residents``
-    ``{"count", "houses", "super_sunflowers", "tally", "place", "points", "decided_by"}``;
+    ``{"count", "houses", "sunflowers", "super_sunflowers", "tally", "place", "points",
+    "decided_by", "tie_voids"}`` (``tie_voids``: a paying place its tied players lose);
 ``valley_express``
     ``[{"settlements": [[[q, r], ...], ...], "runs": [[[q, r], ...], ...], "points": n}]``
     (each settlement and each run as its hexes);

@@ -256,6 +256,16 @@ STALE_RETRY = N_(
     "the board as stored. Check it before tapping again."
 )
 STALE_TABLE = N_("The table was changed on another device; here it is now. Try again.")
+#: Why a change is refused, and its status: the board does not allow it (422), the phone
+#: may not make it (403), another phone changed the table first (409).
+REFUSALS = (EditRefused, access.Forbidden, db.Conflict)
+
+
+def refusal_status(err: Exception) -> int:
+    """The status answering one of ``REFUSALS``."""
+    if isinstance(err, EditRefused):
+        return 422
+    return 403 if isinstance(err, access.Forbidden) else 409
 
 
 def _seen_version() -> int | None:
@@ -365,13 +375,11 @@ def edit(table_id: str, change: Change, board: bool = True) -> Response:
 
     try:
         stored = db.edit_table(table_id, apply)
-    except EditRefused as err:
-        return _answer(db.get_table(table_id), str(err), 422, found)
-    except access.Forbidden as err:
-        return _answer(db.get_table(table_id), str(err), 403, found)
-    except db.Conflict:
-        stale = STALE_RETRY if request.form.get("retry") else STALE_SHEET
-        return _answer(db.get_table(table_id), gettext(stale), 409, found)
+    except REFUSALS as err:
+        message = str(err)
+        if isinstance(err, db.Conflict):
+            message = gettext(STALE_RETRY if request.form.get("retry") else STALE_SHEET)
+        return _answer(db.get_table(table_id), message, refusal_status(err), found)
     # An edit that changed nothing returns the stored table, which ``parsed`` validated too.
     now = found.at(stored)
     note = g.pop("edit_note", None)  # what a kit's change wants said (a phase recorded)

@@ -31,7 +31,15 @@ from scorepad.boardfile import BoardError
 from scorepad.web import access, db
 from scorepad.web.boards import EditRefused, photo_kit, player_index, refuse_edit
 from scorepad.web.doubts import checked, tapped_cells, with_photo
-from scorepad.web.editor import edit, game_and_kit, render_editor, require_editable, sheet_tag
+from scorepad.web.editor import (
+    REFUSALS,
+    edit,
+    game_and_kit,
+    refusal_status,
+    render_editor,
+    require_editable,
+    sheet_tag,
+)
 from scorepad.web.layouts import kit_for, not_yours, render_layout
 from scorepad.web.vocab import sentence
 
@@ -198,19 +206,16 @@ def board_photo(table_id: str) -> Response:
     photo_id = keep(table_id, player, data)
     try:
         stored = db.edit_table(table_id, apply)
-    except EditRefused as err:
-        db.delete_photo(table_id, photo_id)
-        return render_editor(db.get_table(table_id), player, str(err), 422, rights=found)
-    except access.Forbidden as err:
-        db.delete_photo(table_id, photo_id)
-        return render_editor(db.get_table(table_id), player, str(err), 403, rights=found)
-    except db.Conflict:
-        db.delete_photo(table_id, photo_id)
-        message = gettext(
-            "The board changed while the photo was being read; here it is now. "
-            "Choose the photo again to read it."
-        )
-        return render_editor(db.get_table(table_id), player, message, 409, rights=found)
+    except REFUSALS as err:
+        db.delete_photo(table_id, photo_id)  # evidence of nothing stored
+        message = str(err)
+        if isinstance(err, db.Conflict):
+            message = gettext(
+                "The board changed while the photo was being read; here it is now. "
+                "Choose the photo again to read it."
+            )
+        status = refusal_status(err)
+        return render_editor(db.get_table(table_id), player, message, status, rights=found)
     note, note_warns = notes[0]
     warnings = [doubted_sheet(result), layout_warning(result)]
     advice = angle_advice(result, len(check))

@@ -690,10 +690,10 @@ def recap(result: Result, final: bool = True) -> str:
             names=" & ".join(result.winners),
             points=max(p.total for p in result.players),
         )
-    short = {k: term(label).split(". ", 1)[-1] for k, label in game.categories_of(result).items()}
-    lines = [str(head), ""]
-    for p in sorted(result.players, key=lambda p: (p.rank, p.name)):
-        parts = ", ".join(f"{short[k]} {v:+d}" for k, v in p.categories.items() if v and k in short)
-        lines.append(f"{p.rank}. {p.name}: {p.total}" + (f" ({parts})" if parts else ""))
-    lines.extend(str(gettext("Tie-break: %(why)s", why=sentence(t))) for t in result.tiebreaks)
-    return "\n".join(lines) + "\n"
+    return share.recap(
+        result,
+        final,
+        head=str(head),
+        term=term,
+        tiebreak=lambda t: str(gettext("Tie-break: %(why)s", why=sentence(t))),
+    )
