@@ -472,6 +472,15 @@ def test_line_squares_number_lines_from_the_bottom_or_the_left() -> None:
         sm.line_squares("vertical", 16)
 
 
+@pytest.mark.parametrize("orientation", ["vertical", "horizontal"])
+def test_square_line_finds_every_square_on_its_counted_line(orientation: sm.Orientation) -> None:
+    for line in range(1, sm.LINES + 1):
+        for n, square in enumerate(sm.line_squares(orientation, line), start=1):
+            assert sm.square_line(orientation, square) == (line, n)
+    assert sm.square_line("vertical", (14, 0)) == (1, 1)  # bottom left: line 1, first
+    assert sm.square_line("horizontal", (0, 0)) == (1, 1)  # top left: column 1, first
+
+
 # ------------------------------------------------------------------ files and the command
 
 

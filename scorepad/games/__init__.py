@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from importlib import import_module
-from typing import Any
+from types import ModuleType
+from typing import Any, cast
 
 from scorepad.boardfile import BoardError, game_of, loads
 from scorepad.scoring import Result
@@ -44,29 +45,34 @@ _MODULES = {
 }
 
 
+def optional_import(module: str) -> ModuleType | None:
+    """``module``, or None when it is not installed (a module it imports in turn that is
+    missing is still an error)."""
+    try:
+        return import_module(module)
+    except ModuleNotFoundError as err:
+        if err.name != module:
+            raise
+        return None
+
+
+def _engine(name: str) -> Game | None:
+    module = _MODULES.get(name)
+    found = optional_import(module) if module is not None else None
+    return None if found is None else cast(Game, found.GAME)
+
+
 def available() -> dict[str, Game]:
     """Every game whose engine is installed, by board-file name."""
-    games = {}
-    for name, module in _MODULES.items():
-        try:
-            games[name] = import_module(module).GAME
-        except ModuleNotFoundError as err:
-            if err.name != module:
-                raise
-    return games
+    return {name: game for name in _MODULES if (game := _engine(name)) is not None}
 
 
 def get(name: str) -> Game:
     """The game called ``name``, importing only its engine."""
-    module = _MODULES.get(name)
-    if module is not None:
-        try:
-            game: Game = import_module(module).GAME
-            return game
-        except ModuleNotFoundError as err:
-            if err.name != module:
-                raise
-    raise BoardError([f"unknown game {name!r}; supported: {', '.join(sorted(_MODULES))}"])
+    game = _engine(name)
+    if game is None:
+        raise BoardError([f"unknown game {name!r}; supported: {', '.join(sorted(_MODULES))}"])
+    return game
 
 
 def parse(doc: Any) -> tuple[Game, Any]:

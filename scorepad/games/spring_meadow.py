@@ -113,6 +113,16 @@ def line_squares(orientation: Orientation, line: int) -> tuple[Square, ...]:
     return tuple((row, line - 1) for row in range(ROWS["horizontal"]))
 
 
+def square_line(orientation: Orientation, square: Square) -> tuple[int, int]:
+    """The counted line a square lies on and its place along it, from 1 (from the left on a
+    row, from the top on a column): the inverse of :func:`line_squares`, and how a player
+    finds a square by the numbers printed beside the board."""
+    row, col = square
+    if orientation == "vertical":
+        return ROWS["vertical"] - row, col + 1
+    return col + 1, row + 1
+
+
 def turn_square(square: Square, source: Orientation, target: Orientation) -> Square:
     """A square of a board side seen after turning the board from ``source`` to ``target``.
 

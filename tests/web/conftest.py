@@ -69,6 +69,21 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[str]:
     yield _reset_postgres(POSTGRES)
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests marked ``sqlite_only`` (translations, the PWA files, colour clues: nothing of
+    the database's own) run once, not once per database."""
+    dropped = [
+        item
+        for item in items
+        if item.get_closest_marker("sqlite_only")
+        and getattr(item, "callspec", None) is not None
+        and item.callspec.params.get("db_url", "sqlite") != "sqlite"  # type: ignore[attr-defined]
+    ]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = [item for item in items if item not in dropped]
+
+
 def make_app(db_url: str, **extra: Any) -> Flask:
     config = {"TESTING": True, "DATABASE_URL": db_url, "SECRET_KEY": "test-secret", **extra}
     return create_app(config)

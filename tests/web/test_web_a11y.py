@@ -30,6 +30,9 @@ from webhelpers import SV_FORM, new_table, tap
 from scorepad.games import sunflower_valley as sv
 from scorepad.web import db
 
+#: The pages read here do not depend on the database: SQLite alone (conftest).
+pytestmark = pytest.mark.sqlite_only
+
 AXE = Path(__file__).parent / "vendor" / "axe-core-4.14.1.min.js"
 SERIOUS = ("serious", "critical")
 
@@ -505,18 +508,6 @@ def test_the_keyboard_keeps_its_place_when_the_editor_is_redrawn(site: Site) -> 
 
 
 # --- colour is never the only clue (server-rendered, no browser needed) ---------------------
-
-
-@pytest.fixture
-def app(tmp_path: Path) -> Iterator[Flask]:
-    application = make_app(f"sqlite:///{tmp_path / 'colours.sqlite3'}", WTF_CSRF_ENABLED=False)
-    yield application
-    application.extensions["scorepad.db"].dispose()
-
-
-@pytest.fixture
-def client(app: Flask) -> FlaskClient:
-    return app.test_client()
 
 
 def test_sunflower_valley_areas_have_patterns(client: FlaskClient) -> None:

@@ -22,7 +22,6 @@ from typing import Any
 import pytest
 import scripts
 from babel.messages.mofile import read_mo
-from conftest import make_app
 from flask import Flask
 from flask.testing import FlaskClient
 from webhelpers import HX, SV_FORM, new_table, stored_doc, tap
@@ -36,6 +35,9 @@ from scorepad.games import sunflower_valley as sv
 from scorepad.vision import recognize as rec
 from scorepad.web import vocab
 
+#: Translations do not depend on the database: SQLite alone (conftest).
+pytestmark = pytest.mark.sqlite_only
+
 ROOT = Path(__file__).resolve().parents[2]
 LANGS = ("ru", "uk")
 
@@ -46,18 +48,6 @@ tool = scripts.load("tools/i18n.py", "scorepad_i18n_tool")
 @pytest.fixture(scope="module")
 def template() -> Any:
     return tool.extract()
-
-
-@pytest.fixture
-def app(tmp_path: Path) -> Iterator[Flask]:
-    application = make_app(f"sqlite:///{tmp_path / 'i18n.sqlite3'}", WTF_CSRF_ENABLED=False)
-    yield application
-    application.extensions["scorepad.db"].dispose()
-
-
-@pytest.fixture
-def client(app: Flask) -> FlaskClient:
-    return app.test_client()
 
 
 def page(client: FlaskClient, url: str, lang: str, **kw: Any) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from conftest import LiveServer
-from webhelpers import SV_FORM, engine_result
+from webhelpers import engine_result, posted_table
 
 from scorepad.web import db
 
@@ -23,12 +23,7 @@ LIVE = re.compile(r".*/live\?.*")  # the live poll
 
 
 def open_table(page: Any, names: tuple[str, ...] = ("Anna", "Boris")) -> str:
-    page.goto(page.base + "/new")
-    token = page.evaluate("document.querySelector('meta[name=csrf-token]').content")
-    form = {**SV_FORM, **{f"name_{i}": n for i, n in enumerate(names)}, "csrf_token": token}
-    resp = page.request.post(page.base + "/new", form=form, max_redirects=0)
-    assert resp.status == 303
-    table_id = str(resp.headers["location"]).rsplit("/", 1)[1]
+    table_id = posted_table(page, names)
     page.goto(f"{page.base}/t/{table_id}")
     page.wait_for_selector("#editor #live", state="attached")
     return table_id
@@ -174,7 +169,9 @@ def test_a_banner_stays_through_the_polls_until_the_player_acts(
     page.route("**/undo", lambda route: route.abort())
     page.click("#editor button:has-text('Undo')")
     page.wait_for_selector("#flash .flash-error")
-    page.wait_for_timeout(3500)  # two polls at least
+    for _ in range(2):  # two polls answered meanwhile
+        with page.expect_response(LIVE):
+            pass
     assert "not saved" in page.text_content("#flash")
     page.unroute("**/undo")
     draw(page, "sheep", 0, 1)

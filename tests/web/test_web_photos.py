@@ -11,7 +11,6 @@ from __future__ import annotations
 import io
 import re
 import threading
-import time
 from functools import cache, partial
 from html import unescape
 from typing import Any
@@ -818,11 +817,14 @@ def test_no_photo_is_read_once_a_spring_meadow_game_is_over(
 def test_a_worker_reads_one_photo_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
     """Two threads of one worker reading photos take turns (a large PNG decodes at full size)."""
     reading, most = [], []
+    company = threading.Event()
 
     def slow(_data: bytes, game: str, **_hints: object) -> dict[str, object]:
         reading.append(game)
         most.append(len(reading))
-        time.sleep(0.1)
+        if len(reading) > 1:
+            company.set()
+        company.wait(0.3)  # were there no lock, the next thread would come in meanwhile
         reading.remove(game)
         return {"game": game}
 

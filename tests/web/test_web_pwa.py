@@ -11,30 +11,20 @@ from __future__ import annotations
 import io
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import LiveServer, make_app
-from flask import Flask, Response
+from conftest import LiveServer
+from flask import Response
 from flask.testing import FlaskClient
 from PIL import Image
-from webhelpers import SV_FORM, cell
+from webhelpers import cell, posted_table
 
 from scorepad.web import db, pwa
 
-
-@pytest.fixture
-def app(tmp_path: Path) -> Iterator[Flask]:
-    application = make_app(f"sqlite:///{tmp_path / 'pwa.sqlite3'}", WTF_CSRF_ENABLED=False)
-    yield application
-    application.extensions["scorepad.db"].dispose()
-
-
-@pytest.fixture
-def client(app: Flask) -> FlaskClient:
-    return app.test_client()
+#: The app shell does not depend on the database: SQLite alone (conftest).
+pytestmark = pytest.mark.sqlite_only
 
 
 def test_manifest_names_the_app_and_its_icons(client: FlaskClient) -> None:
@@ -131,85 +121,58 @@ def test_pages_carry_the_offline_messages_for_the_tap_queue(client: FlaskClient)
 # --- in a real browser -------------------------------------------------------------------------
 
 
-@pytest.fixture
-def served(tmp_path: Path) -> Iterator[LiveServer]:
-    application = make_app(f"sqlite:///{tmp_path / 'live.sqlite3'}")
-    with LiveServer(application) as server:
-        yield server
-    application.extensions["scorepad.db"].dispose()
-
-
-@pytest.fixture
-def phone(browser: Any, served: LiveServer) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True)
-    page = context.new_page()
-    page.set_default_timeout(20_000)
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    yield page
-    context.close()
-    assert not errors, errors
-
-
-def _new_sunflower_table(page: Any, base: str) -> str:
-    page.goto(base + "/new")
-    token = page.evaluate("document.querySelector('meta[name=csrf-token]').content")
-    form = {**SV_FORM, "name_0": "Anna", "name_1": "Boris", "csrf_token": token}
-    resp = page.request.post(base + "/new", form=form, max_redirects=0)
-    assert resp.status == 303
-    return str(resp.headers["location"]).rsplit("/", 1)[1]
-
-
 @pytest.mark.browser
 def test_service_worker_controls_the_site_and_serves_the_offline_page(
-    phone: Any, served: LiveServer
+    page: Any, live_server: LiveServer
 ) -> None:
-    phone.goto(served.url + "/")
-    scope = phone.evaluate("navigator.serviceWorker.ready.then(r => r.scope)")
-    assert scope == served.url + "/"
-    phone.reload()
-    phone.wait_for_function("navigator.serviceWorker.controller !== null")
-    cached = phone.evaluate(
+    page.goto(live_server.url + "/")
+    scope = page.evaluate("navigator.serviceWorker.ready.then(r => r.scope)")
+    assert scope == live_server.url + "/"
+    page.reload()
+    page.wait_for_function("navigator.serviceWorker.controller !== null")
+    cached = page.evaluate(
         "caches.keys().then(k => caches.open(k[0])).then(c => c.keys())"
         ".then(r => r.map(x => new URL(x.url).pathname))"
     )
     assert "/offline" in cached and "/static/scorepad.css" in cached
-    phone.context.set_offline(True)
+    page.context.set_offline(True)
     try:
-        phone.goto(served.url + "/layouts")
-        assert phone.locator("section[data-lang=en] h1").inner_text() == "You are offline"
-        assert phone.locator("section[data-lang=ru]").is_hidden()
+        page.goto(live_server.url + "/layouts")
+        assert page.locator("section[data-lang=en] h1").inner_text() == "You are offline"
+        assert page.locator("section[data-lang=ru]").is_hidden()
         # The styles still come from the worker's cache.
-        assert phone.evaluate("getComputedStyle(document.body).margin") == "0px"
+        assert page.evaluate("getComputedStyle(document.body).margin") == "0px"
     finally:
-        phone.context.set_offline(False)
+        page.context.set_offline(False)
 
 
 @pytest.mark.browser
-def test_a_tap_without_connection_is_kept_and_lands_later(phone: Any, served: LiveServer) -> None:
-    table_id = _new_sunflower_table(phone, served.url)
-    phone.goto(f"{served.url}/t/{table_id}")
-    phone.click("#palette input[value=sheep] + span")
-    phone.context.set_offline(True)
+def test_a_tap_without_connection_is_kept_and_lands_later(
+    page: Any, live_server: LiveServer
+) -> None:
+    table_id = posted_table(page)
+    page.goto(f"{live_server.url}/t/{table_id}")
+    page.click("#palette input[value=sheep] + span")
+    page.context.set_offline(True)
     try:
-        phone.click('#editor [data-q="0"][data-r="1"]')
-        status = phone.locator("#netstatus")
+        page.click('#editor [data-q="0"][data-r="1"]')
+        status = page.locator("#netstatus")
         status.wait_for(state="visible")
         assert "Offline" in status.inner_text()
-        assert phone.locator('#editor [data-q="0"][data-r="1"].queued').count() == 1
-        phone.wait_for_timeout(1200)  # at least one retry fails while offline
+        assert page.locator('#editor [data-q="0"][data-r="1"].queued').count() == 1
+        page.wait_for_timeout(1200)  # at least one retry fails while offline
         # Still offline: nothing stored, the tap is still waiting.
-        with served.app.app_context():
+        with live_server.app.app_context():
             assert "item" not in cell(db.get_table(table_id).doc, 0, 0, 1)
         # A second tap queues behind the first, with the tool chosen at the time.
-        phone.click("#palette input[value=house] + span")
-        phone.click('#editor [data-q="0"][data-r="0"]')
+        page.click("#palette input[value=house] + span")
+        page.click('#editor [data-q="0"][data-r="0"]')
     finally:
-        phone.context.set_offline(False)
-    phone.wait_for_selector('#editor [data-q="0"][data-r="1"][data-item="sheep"]')
-    phone.wait_for_selector('#editor [data-q="0"][data-r="0"][data-item="house"]')
-    phone.locator("#netstatus").wait_for(state="hidden")
-    with served.app.app_context():
+        page.context.set_offline(False)
+    page.wait_for_selector('#editor [data-q="0"][data-r="1"][data-item="sheep"]')
+    page.wait_for_selector('#editor [data-q="0"][data-r="0"][data-item="house"]')
+    page.locator("#netstatus").wait_for(state="hidden")
+    with live_server.app.app_context():
         doc = db.get_table(table_id).doc
     assert cell(doc, 0, 0, 1)["item"] == "sheep" and cell(doc, 0, 0, 0)["item"] == "house"
-    assert phone.locator("#flash .flash-error").count() == 0
+    assert page.locator("#flash .flash-error").count() == 0

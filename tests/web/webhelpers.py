@@ -62,3 +62,14 @@ def choose_game(page: Any, game: str) -> None:
     page.wait_for_selector(
         f"#new-form select[name=game] option[value='{game}'][selected]", state="attached"
     )
+
+
+def posted_table(page: Any, names: tuple[str, ...] = ("Anna", "Boris")) -> str:
+    """A Sunflower Valley table made in a browser page by posting the new-table form with
+    the page's own CSRF token (the form itself is tested elsewhere); its id."""
+    page.goto(page.base + "/new")
+    token = page.evaluate("document.querySelector('meta[name=csrf-token]').content")
+    form = {**SV_FORM, **{f"name_{i}": n for i, n in enumerate(names)}, "csrf_token": token}
+    resp = page.request.post(page.base + "/new", form=form, max_redirects=0)
+    assert resp.status == 303
+    return str(resp.headers["location"]).rsplit("/", 1)[1]

@@ -17,7 +17,6 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
-from importlib import import_module
 from importlib.util import find_spec
 from typing import Any, Protocol, cast
 
@@ -100,30 +99,18 @@ class PhotoKit(Protocol):
     ) -> dict[str, Any]: ...
 
 
-_MODULES = {
-    "sunflower-valley": "scorepad.web.boards.sunflower_valley",
-    "harmonies": "scorepad.web.boards.harmonies",
-    "spring-meadow": "scorepad.web.boards.spring_meadow",
-    "seasons": "scorepad.web.boards.seasons",
-}
-
-
 @cache
 def kits() -> dict[str, BoardKit]:
-    """Editors for every game whose engine is installed, in the registry's order.
+    """Editors for every game whose engine is installed, in the registry's order: the
+    module of this package named after the game (``spring-meadow``: ``spring_meadow``).
 
     Looked up once per process (the callers never change the dict).
     """
     found: dict[str, BoardKit] = {}
     for name in games.available():
-        module = _MODULES.get(name)
-        if module is None:
-            continue
-        try:
-            found[name] = import_module(module)
-        except ModuleNotFoundError as err:
-            if err.name != module:
-                raise
+        module = games.optional_import(f"{__name__}.{name.replace('-', '_')}")
+        if module is not None:
+            found[name] = cast(BoardKit, module)
     return found
 
 

@@ -635,16 +635,15 @@ def solo_context(doc: Mapping[str, Any], details: Mapping[str, Any], total: int)
     }
 
 
-def square_place(orientation: str, row: int, col: int) -> dict[str, int]:
+def square_place(orientation: sm.Orientation, row: int, col: int) -> dict[str, int]:
     """Where a player finds a square on the board: its counted line (1 = the bottom row, or
     the left column when horizontal: the numbers printed beside the board) and its place
     along that line (from the left on a row, from the top on a column)."""
-    if orientation == "vertical":
-        return {"line": sm.ROWS["vertical"] - row, "n": col + 1}
-    return {"line": col + 1, "n": row + 1}
+    line, n = sm.square_line(orientation, (row, col))
+    return {"line": line, "n": n}
 
 
-def square_label(w: Words, orientation: str, row: int, col: int, state: str) -> str:
+def square_label(w: Words, orientation: sm.Orientation, row: int, col: int, state: str) -> str:
     """A square named the way a player finds it (:func:`square_place`), for the list of
     squares to check and for screen readers."""
     place = square_place(orientation, row, col)
@@ -703,8 +702,7 @@ def example_layout_doc() -> dict[str, Any]:
 def blank_layout(name: str, start: Mapping[str, Any] | None = None) -> dict[str, Any]:
     if start:
         return {**copy.deepcopy(dict(start)), "name": name}
-    rows = sm.ROWS["vertical"]
-    return {"name": name, "orientation": "vertical", "rows": [sm.SNOW * sm.COLS["vertical"]] * rows}
+    return {"name": name, "orientation": "vertical", "rows": list(sm.empty_board("vertical"))}
 
 
 def layout_tap(data: dict[str, Any], form: Mapping[str, str]) -> dict[str, Any]:
