@@ -15,9 +15,19 @@ from scorepad.scoring import Result
 
 
 def labels(result: Result) -> dict[str, str]:
-    """English column labels: ``rank``, ``player``, ``total`` and every category key."""
+    """English column labels: ``rank``, ``player``, ``total``, every category key, and
+    ``pins`` for a Spring Meadow game won on hiking pins (its ranks go by them)."""
     game = games.get(result.game)
+    if "pins" in result.extra:
+        return {"rank": "Rank (by pins)", "player": "Player", "total": "Total",
+                **game.categories_of(result), "pins": "Pins"}  # fmt: skip
     return {"rank": "Rank", "player": "Player", "total": "Total", **game.categories_of(result)}
+
+
+def _pins(result: Result) -> Mapping[str, int]:
+    """A Spring Meadow game's hiking pins by player; empty for every other result."""
+    pins: Mapping[str, int] = result.extra.get("pins") or {}
+    return pins
 
 
 def to_csv(result: Result, names: Mapping[str, str] | None = None) -> str:
@@ -30,11 +40,14 @@ def to_csv(result: Result, names: Mapping[str, str] | None = None) -> str:
     label = {**labels(result), **(names or {})}
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
+    pins = _pins(result)
     writer.writerow([label["rank"], label["player"], *(label[k] for k in shown),
-                     label["total"]])  # fmt: skip
+                     label["total"], *([label["pins"]] if pins else [])])  # fmt: skip
     for p in result.players:
         cats = [p.categories[k] for k in shown]
-        writer.writerow([p.rank, _safe_cell(p.name), *cats, p.total])
+        writer.writerow(
+            [p.rank, _safe_cell(p.name), *cats, p.total, *([pins[p.name]] if pins else [])]
+        )
     return out.getvalue()
 
 
@@ -80,5 +93,8 @@ def recap(
     for p in sorted(result.players, key=lambda p: (p.rank, p.name)):
         parts = ", ".join(f"{short[k]} {v:+d}" for k, v in p.categories.items() if v and k in short)
         lines.append(f"{p.rank}. {p.name}: {p.total}" + (f" ({parts})" if parts else ""))
+    if pins := _pins(result):  # the order above is by them
+        named = ", ".join(f"{name} {n}" for name, n in pins.items())
+        lines.append(f"{term(labels(result)['pins'])}: {named}")
     lines.extend(tiebreak(t) for t in result.tiebreaks)
     return "\n".join(lines) + "\n"

@@ -10,8 +10,10 @@ from typing import Any
 
 import pytest
 from PIL import Image
+from test_spring_meadow_game import phase, rows_for
 
 from scorepad import games, share
+from scorepad.games import spring_meadow as sm
 from scorepad.render import palette
 from scorepad.render.card import BOARD_BOX, font, results_card
 from scorepad.scoring import Result
@@ -119,3 +121,25 @@ def test_results_card_colours_areas_as_the_editor_does():
     colours = {rgb for _, rgb in image.getcolors(maxcolors=1_000_000) or []}
     for fill in palette.area_fills(doc).values():
         assert tuple(int(fill[i : i + 2], 16) for i in (1, 3, 5)) in colours
+
+
+def test_a_game_won_on_pins_shows_them_in_the_csv_and_the_recap():
+    # The ranks go by the pins (Boris 2nd on 22 points, Clara 3rd on 25): both files say so.
+    game = [
+        phase("Clara", rows_for(1, 0), rows_for(0, 3), rows_for(0, 2)),
+        phase("Anna", rows_for(1, 1), rows_for(2, 0), rows_for(0, 4)),
+        phase("Boris", rows_for(3, 0), rows_for(2, 0), rows_for(2, 5)),
+    ]
+    final = sm.score_game(game).game_result()
+    assert final is not None
+    rows = list(csv.reader(io.StringIO(share.to_csv(final))))
+    assert rows[0][0] == "Rank (by pins)" and rows[0][-2:] == ["Total", "Pins"]
+    assert [(r[1], r[-2], r[-1]) for r in rows[1:]] == [
+        ("Anna", "30", "2"),
+        ("Boris", "22", "1"),
+        ("Clara", "25", "0"),
+    ]
+    text = share.recap(final)
+    assert "Pins: Anna 2, Boris 1, Clara 0" in text.splitlines()
+    _, plain = example("spring-meadow")  # one phase: no pins anywhere
+    assert "Pins" not in share.to_csv(plain) and "Pins" not in share.recap(plain)

@@ -319,6 +319,13 @@ def test_solo_values_not_matching_the_completed_rows_are_warned_about() -> None:
         "player 'Anna': 2 solo values written down but 3 rows are complete from the bottom; "
         "one value is written per completed row",
     )
+    # A horizontal board counts columns from the left, and the warning says so.
+    columns = ["###" + "." * 12] * 10
+    result = sm.score(sm.parse(solo([10, 9], columns, orientation="horizontal")))
+    assert result.warnings == (
+        "player 'Anna': 2 solo values written down but 3 columns are complete from the left; "
+        "one value is written per completed column",
+    )
 
 
 def test_solo_values_that_rise_are_warned_about() -> None:

@@ -625,10 +625,14 @@ def score(table: Table) -> Result:
         player = _solo_score(board)
         rows_completed = player.details["solo"]["rows_completed"]
         if len(board.solo_values or ()) != rows_completed:
+            lines = "rows are complete from the bottom; one value is written per completed row"
+            if board.orientation == "horizontal":
+                lines = (
+                    "columns are complete from the left; one value is written per completed column"
+                )
             warnings.append(
                 f"player {board.name!r}: {len(board.solo_values or ())} solo values written "
-                f"down but {rows_completed} rows are complete from the bottom; one value is "
-                "written per completed row"
+                f"down but {rows_completed} {lines}"
             )
         warnings += _rising_solo_values(board)
         return rank("spring-meadow", [player], warnings=warnings)

@@ -298,13 +298,12 @@ def _step(
     moved = bool(before) and before[-1].version != stored.version  # not at an end of history
     changed = access.changed_boards(before[-1].doc, stored.doc) if moved else []
     changed = [i for i in changed if i < len(names)]
-    if not changed:
+    # A recorded phase is the table's step even when its winner's marmots changed a board.
+    phased = moved and before[-1].meta.get("phases") != stored.meta.get("phases")
+    if not changed or phased:
         # A step of the table's own (its rules, a recorded phase) is said; one that only
         # marked a photo's doubts checked shows itself (the outlines are back).
-        shared = moved and (
-            before[-1].doc != stored.doc
-            or before[-1].meta.get("phases") != stored.meta.get("phases")
-        )
+        shared = moved and (before[-1].doc != stored.doc or phased)
         return _answer(stored, gettext(done_table) if shared else None, 200, found)
     # Shown on the board it changed, and said: a step on another player's tab went unseen.
     said = gettext(done, name=names[changed[0]])

@@ -43,7 +43,9 @@ def _labels(result: Result) -> dict[str, str]:
     """The CSV and card column labels in the player's language."""
     names = {k: term(v) for k, v in labels(result).items()}
     if not words().english:  # the catalogue has "Players", the column holds one each
-        names.update(rank=str(gettext("Rank")), player=str(gettext("Players")))
+        names.update(player=str(gettext("Players")))
+        if "pins" not in result.extra:  # "Rank (by pins)" is a term already
+            names["rank"] = str(gettext("Rank"))
         names["total"] = str(gettext("Total"))
     return names
 

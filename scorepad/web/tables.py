@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from flask import Blueprint, Response, make_response, request
@@ -268,30 +269,11 @@ def check(table_id: str) -> Response:
         seat = access.rights(stored).seat
         chosen = None if seat is None else str(seat)
     player = player_index(stored.doc, chosen)
-    app_scores = result.players[player].categories
     shown = game.categories_of(result)  # the rows the results show (a solo game's own)
-    rows, message = [], None
-    for key, label in shown.items():
-        raw = (source.get(f"cat_{key}") or "").strip()
-        paper: int | None = None
-        if raw:
-            paper = whole_number(raw)
-            if paper is None:
-                message = gettext(
-                    "%(category)s: write the number from the paper sheet (a whole number).",
-                    category=term(label),
-                )
-        diff = None if paper is None else paper - app_scores[key]
-        rows.append(
-            {
-                "key": key,
-                "label": label,
-                "raw": raw if paper is not None else raw[:20],  # a refusal echoes no essay
-                "paper": paper,
-                "app": app_scores[key],
-                "diff": diff,
-            }
-        )
+    app = result.players[player]
+    rows = [paper_row(source, key, label, app.categories[key]) for key, label in shown.items()]
+    total = paper_row(source, "total", "Total", app.total)
+    message = next((r["refused"] for r in [*rows, total] if r["refused"]), None)
     focus: str | None = source.get("focus") or next(
         (str(r["key"]) for r in rows if r["diff"]), None
     )
@@ -310,9 +292,43 @@ def check(table_id: str) -> Response:
         player=player,
         names=[p["name"] for p in stored.doc["players"]],
         rows=rows,
+        total=total,
+        added=added_up(rows, total),
         focus=focus,
         focus_label=shown.get(focus or ""),
         board=board,
         message=message,
         checked=request.method == "POST",
     )
+
+
+def paper_row(source: Mapping[str, str], key: str, label: str, app: int) -> dict[str, Any]:
+    """One line of the paper check: what the paper says (typed in field ``cat_<key>``),
+    Scorepad's count and the difference; ``refused`` says why a typed value is no number."""
+    raw = (source.get(f"cat_{key}") or "").strip()
+    paper = whole_number(raw) if raw else None
+    refused = None
+    if raw and paper is None:
+        refused = gettext(
+            "%(category)s: write the number from the paper sheet (a whole number).",
+            category=term(label),
+        )
+    return {
+        "key": key,
+        "label": label,
+        "raw": raw if paper is not None else raw[:20],  # a refusal echoes no essay
+        "paper": paper,
+        "app": app,
+        "diff": None if paper is None else paper - app,
+        "refused": refused,
+    }
+
+
+def added_up(rows: Sequence[Mapping[str, Any]], total: Mapping[str, Any]) -> int | None:
+    """What the paper's categories add up to, when every one and the total were typed and
+    the total says otherwise: the hand's addition slipped (each category may still be right)."""
+    papers = [r["paper"] for r in rows]
+    if total["paper"] is None or any(p is None for p in papers):
+        return None
+    added = sum(papers)
+    return added if added != total["paper"] else None

@@ -120,6 +120,8 @@ WORDS = (
     N_("seats counter-clockwise from the active player"),
     N_("vertical"),
     N_("horizontal"),
+    N_("Pins"),
+    N_("Rank (by pins)"),
     # Seasons
     N_("cards in play"),
     N_("Replica"),
@@ -384,6 +386,10 @@ SENTENCES = (
     N_(
         "%(n)s solo values written down but %(m)s rows are complete from the bottom; one value "
         "is written per completed row"
+    ),
+    N_(
+        "%(n)s solo values written down but %(m)s columns are complete from the left; one "
+        "value is written per completed column"
     ),
     N_(
         "solo value #%(i)s (%(a)s) is more than #%(j)s (%(b)s); the signpost's values only go "

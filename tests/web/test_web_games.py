@@ -378,6 +378,13 @@ def test_spring_meadow_phase_ledger(app: Flask, client: FlaskClient, meadow: str
     assert "active" not in stored["options"]
     html = client.get(f"/t/{meadow}/results").get_data(as_text=True)
     assert 'id="ledger"' in html and "Pins" in html
+    # Undone and redone, the phase is the table's step, though its marmot changed a board.
+    undone = client.post(f"/t/{meadow}/undo", data={"p": "1"}, headers=HX)
+    assert message(undone) == "Undone for the table."
+    assert stored_doc(app, meadow)["players"][0]["rows"][10][0] == "c"
+    assert message(client.post(f"/t/{meadow}/redo", data={"p": "1"}, headers=HX)) == (
+        "Redone for the table."
+    )
     # Anna wins a second phase: 2 pins, the game is over.
     assert message(field(client, meadow, p=0, action="record_phase")).startswith("Phase 2")
     resp = field(client, meadow, p=0, action="active", active="")  # the game is over
@@ -600,6 +607,27 @@ def test_spring_meadow_export_keeps_the_recorded_phases(
     assert bad.status_code == 422 and "not a Spring Meadow board file" in bad.get_data(as_text=True)
 
 
+def test_a_spring_meadow_game_won_on_pins_shares_them(
+    app: Flask, client: FlaskClient, meadow: str
+) -> None:
+    tap(client, meadow, p=0, line=1)
+    field(client, meadow, p=0, action="record_phase")  # Anna's first pin
+    html = client.get(f"/t/{meadow}/results").get_data(as_text=True)
+    assert "No one has 2 pins yet: finished now, the game goes to this phase" in html
+    field(client, meadow, p=0, action="record_phase")  # her second: the game is over
+    html = client.get(f"/t/{meadow}/results").get_data(as_text=True)
+    assert "No one has 2 pins yet" not in html and 'id="finish"' in html
+    ru = {"Accept-Language": "ru"}
+    sheet = client.get(f"/t/{meadow}/results.csv", headers=ru).get_data(as_text=True)
+    head, anna = sheet.lstrip("\ufeff").splitlines()[:2]  # the BOM tells Excel UTF-8
+    assert head.startswith("Место (по булавкам),") and head.endswith(",Булавки")
+    assert anna.endswith(",2")
+    recap = client.get(f"/t/{meadow}/recap.txt", headers=ru).get_data(as_text=True)
+    assert any(line.startswith("Булавки: ") for line in recap.splitlines())
+    html = client.get(f"/t/{meadow}/results").get_data(as_text=True)  # decided, not finished
+    assert "The game is over; finish the table" in html and "still open" not in html
+
+
 def test_spring_meadow_one_player_plays_the_solo_game(app: Flask, client: FlaskClient) -> None:
     form = {"game": "spring-meadow", "layout": "example", "orientation": "vertical"}
     solo = new_table(client, form, ["Anna"])
@@ -630,7 +658,8 @@ def test_spring_meadow_one_player_plays_the_solo_game(app: Flask, client: FlaskC
     paper = {"p": "0", "cat_full_rows": "35", "cat_cleared_burrows": "2"}
     check = client.post(f"/t/{solo}/check", data=paper, headers=HX).get_data(as_text=True)
     assert "Values written down" in check and "Picnic" not in check
-    assert re.findall(r'data-diff="(-?\d*)"', check) == ["0", "1"]  # rows written down, burrows
+    # Rows written down, burrows; the total is left blank.
+    assert re.findall(r'data-diff="(-?\d*)"', check) == ["0", "1", ""]
 
 
 def test_an_imported_lone_board_without_solo_values_is_a_phase(
@@ -673,8 +702,12 @@ def test_spring_meadow_solo_values_refused_and_kept(app: Flask, client: FlaskCli
 def test_spring_meadow_solo_on_a_horizontal_board_names_columns(client: FlaskClient) -> None:
     form = {"game": "spring-meadow", "layout": "example", "orientation": "horizontal"}
     solo = new_table(client, form, ["Anna"])
+    empty = client.get(f"/t/{solo}").get_data(as_text=True)
+    assert "No column is complete yet: fill the left column" in empty
     html = tap(client, solo, p=0, line=1).get_data(as_text=True)
     assert "Column 1 <input" in html and "Row 1" not in html
+    assert "Solo game: 1 column complete from the left" in html
+    assert "from the bottom" not in html
 
 
 def test_spring_meadow_solo_values_only_in_a_solo_game(client: FlaskClient, meadow: str) -> None:

@@ -469,6 +469,29 @@ def test_check_paper_sheet_shows_differences(
     assert bad.status_code == 422 and "whole number" in bad.get_data(as_text=True)
 
 
+def test_check_paper_sheet_checks_the_total_and_its_addition(
+    client: FlaskClient, table_id: str
+) -> None:
+    tap(client, table_id, p=0, tool="house", q=0, r=0)  # -5, and 2 residents: +5 (most)
+    right = {f"cat_{k}": "0" for k in sv.CATEGORIES} | {"cat_houses_without_sheep": "-5"}
+    right["cat_residents"] = "5"
+    # Every category right, the total added up wrong: the addition is named.
+    resp = client.post(f"/t/{table_id}/check", data=right | {"p": "0", "cat_total": "10"})
+    html = resp.get_data(as_text=True)
+    assert resp.status_code == 200
+    assert re.search(r'<tr data-category="total">.*?data-diff="10"', html, re.DOTALL)
+    assert "categories add up to 0, but its total says 10" in html
+    # The total as the categories add up, and as Scorepad counts: nothing to say.
+    html = client.post(f"/t/{table_id}/check", data=right | {"p": "0", "cat_total": "0"}).get_data(
+        as_text=True
+    )
+    assert re.search(r'<tr data-category="total">.*?data-diff="0"', html, re.DOTALL)
+    assert "check-added" not in html
+    # A total that is no number is refused like a category.
+    bad = client.post(f"/t/{table_id}/check", data={"p": "0", "cat_total": "ten"}, headers=HX)
+    assert bad.status_code == 422 and "Total: write the number" in bad.get_data(as_text=True)
+
+
 def test_delete_table(app: Flask, client: FlaskClient, table_id: str) -> None:
     assert client.post(f"/t/{table_id}/delete").status_code == 303
     assert client.get(f"/t/{table_id}").status_code == 404
