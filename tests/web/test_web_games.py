@@ -607,6 +607,25 @@ def test_spring_meadow_export_keeps_the_recorded_phases(
     assert bad.status_code == 422 and "not a Spring Meadow board file" in bad.get_data(as_text=True)
 
 
+def test_a_phase_won_on_a_tie_break_says_how_in_the_ledger(
+    client: FlaskClient, meadow: str
+) -> None:
+    tap(client, meadow, p=0, line=1)  # Anna 10 + the picnic 2
+    tap(client, meadow, p=1, line=1)
+    tap(client, meadow, p=1, tool="#", squares="13,4;13,5")  # Boris 10 + 2
+    nobody = "Nobody holds the picnic tile: players tied for the most points each take a pin."
+    assert nobody in client.get(f"/t/{meadow}").get_data(as_text=True)  # asked before
+    field(client, meadow, p=0, action="active", active="Anna")
+    assert nobody not in client.get(f"/t/{meadow}").get_data(as_text=True)
+    before = client.get(f"/t/{meadow}/results").get_data(as_text=True)
+    assert "seats counter-clockwise" in before  # the phase's own tie-break, before recording
+    field(client, meadow, p=0, action="record_phase")
+    html = client.get(f"/t/{meadow}/results").get_data(as_text=True)
+    said = re.search(r'<ul class="tiebreaks small" id="ledger-tiebreaks"><li>(.*?)</li>', html)
+    assert said and said.group(1).startswith("Phase 1: ")
+    assert "seats counter-clockwise" in said.group(1)
+
+
 def test_a_spring_meadow_game_won_on_pins_shares_them(
     app: Flask, client: FlaskClient, meadow: str
 ) -> None:

@@ -555,6 +555,12 @@ def test_shared_options_are_not_offered_to_a_seated_guest(app: Flask, client: Fl
     assert 'id="board-side"' not in editor_html(guest, meadow, 1)
     assert 'id="table-rules"' in editor_html(client, sheet, 1)
     assert 'id="table-rules"' not in editor_html(guest, sheet, 1)
+    # The picnic tile and the phases too: the guest reads who holds the tile.
+    assert '"action": "record_phase"' in editor_html(client, meadow, 1)
+    own = editor_html(guest, meadow, 1)
+    assert '"action": "record_phase"' not in own and 'name="active"' not in own
+    assert "Picnic tile (active player): nobody" in own
+    assert field(guest, meadow, p=1, action="active", active="Boris") == 403
     rows = [row[1:] + "." for row in sm.dump_layout(sm.example_layout())["rows"]]
     with app.app_context():
         side = db.create_layout("spring-meadow", "Side B", {"name": "Side B",
