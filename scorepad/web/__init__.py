@@ -37,6 +37,7 @@ csrf = CSRFProtect()
 
 
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:
+    """The app (Flask's factory): configuration, storage, CSRF, languages, the screens."""
     instance = Path(os.environ.get("SCOREPAD_INSTANCE_PATH", ROOT / "instance"))
     app = Flask(
         __name__,
@@ -44,6 +45,30 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         template_folder=str(ROOT / "templates"),
         static_folder=str(ROOT / "static"),
     )
+    _configure(app, instance, test_config)
+    db.init_app(app)
+    _upload_limits(app)  # before CSRF, whose check reads the form and so the whole body
+    csrf.init_app(app)
+    access.init_app(app)
+    if app.config.get("TRUSTED_PROXIES"):  # the client's address for rate limits, behind N proxies
+        n = int(app.config["TRUSTED_PROXIES"])
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n)  # type: ignore[method-assign]
+    i18n.init_app(app)
+
+    from scorepad.web import editor, layouts, live, photos, players, pwa, seats, sharing, tables
+
+    for module in (tables, editor, layouts, seats, live, sharing, players, pwa, photos):
+        app.register_blueprint(module.bp)
+    _register_errors(app)
+    _register_hooks(app)
+    _warm_up(app)
+    return app
+
+
+def _configure(app: Flask, instance: Path, test_config: dict[str, Any] | None) -> None:
+    """Defaults, then the environment (``DATABASE_URL``, ``SECRET_KEY``, ``SCOREPAD_*``),
+    then a test's own; an SQLite file's folder is made, a missing secret kept in the
+    instance folder."""
     app.config.update(
         DATABASE_URL=f"sqlite:///{instance / 'scorepad.sqlite3'}",
         MAX_CONTENT_LENGTH=2_000_000,  # a board file is far smaller; see boardfile.MAX_BOARD_BYTES
@@ -66,28 +91,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = _instance_secret(instance)
 
-    db.init_app(app)
-    _upload_limits(app)  # before CSRF, whose check reads the form and so the whole body
-    csrf.init_app(app)
-    access.init_app(app)
-    if app.config.get("TRUSTED_PROXIES"):  # the client's address for rate limits, behind N proxies
-        n = int(app.config["TRUSTED_PROXIES"])
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n)  # type: ignore[method-assign]
-    i18n.init_app(app)
 
-    from scorepad.web import editor, layouts, live, photos, players, pwa, seats, sharing, tables
-
-    app.register_blueprint(tables.bp)
-    app.register_blueprint(editor.bp)
-    app.register_blueprint(layouts.bp)
-    app.register_blueprint(seats.bp)
-    app.register_blueprint(live.bp)
-    app.register_blueprint(sharing.bp)
-    app.register_blueprint(players.bp)
-    app.register_blueprint(pwa.bp)
-    app.register_blueprint(photos.bp)
-    _register_errors(app)
-    _warm_up(app)
+def _register_hooks(app: Flask) -> None:
+    """Every request timed, and every answer's common headers."""
 
     @app.before_request
     def _clock() -> None:
@@ -112,8 +118,6 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         resp.headers.setdefault("Content-Security-Policy", "frame-ancestors 'none'")
         resp.headers.setdefault("X-Frame-Options", "DENY")
         return resp
-
-    return app
 
 
 def _upload_limits(app: Flask) -> None:

@@ -286,10 +286,7 @@ def board(
     ]
     held = {a["card"] for a in animals} | set(_cards_held_elsewhere(doc, player))
     spirits_held = _spirits_held_elsewhere(doc, player)
-    labels = {
-        (h.q, h.r): _cell_label(w, h, c.get("stack", []), bool(c.get("cube")))
-        for h, c in zip(hexes, sheet["cells"], strict=True)
-    }
+    labels = {(h.q, h.r): str(c["label"]) for h, c in zip(hexes, cells, strict=True)}
     doubtful = doubts.flagged(meta, player)
     return {
         "doubtful": doubtful,
