@@ -548,44 +548,18 @@ def board(
     burrows = _printed_burrows(doc, sheet)
     w = words()
     states = {code: w.term(name) for code, name in sm.SQUARE_CODES.items()}
-    squares = []
-    for r, line in enumerate(rows):
-        for c, code in enumerate(line):
-            squares.append(
-                {
-                    "key": (r, c),
-                    "row": r,
-                    "col": c,
-                    "x": c * SQUARE,
-                    "y": r * SQUARE,
-                    "code": code,
-                    "fill": SQUARE_FILLS.get(code, "#eee"),
-                    "burrow": code in sm.BURROW_CODES,
-                    "printed": (r, c) in burrows,
-                    "label": square_label(w, orientation, r, c, states.get(code, code)),
-                }
-            )
+    squares = [
+        _square(r, c, code, code in sm.BURROW_CODES, (r, c) in burrows,
+                square_label(w, orientation, r, c, states.get(code, code)))
+        for r, line in enumerate(rows)
+        for c, code in enumerate(line)
+    ]  # fmt: skip
     width, height = len(rows[0]) * SQUARE, len(rows) * SQUARE
     details = result.players[player].details if result else {}
-    lines = {n: _line_box(orientation, n) for n in range(1, sm.LINES + 1)}
     fill_targets = [
         {"line": n, **_fill_target(orientation, n, width, height)} for n in range(1, sm.LINES + 1)
     ]
-    why = {
-        "full": [lines[n] for n in details.get("full_rows", [])],
-        "not_counted": [lines[n] for n in details.get("full_rows_not_counted", [])],
-        # A solo game scores no incomplete row: nothing to outline.
-        "counting": None if is_solo(doc) else lines.get(details.get("counting_row") or 0),
-        "counting_row": details.get("counting_row"),
-        "counting_covered": details.get("counting_row_covered"),
-        "cleared": [
-            {"x": c * SQUARE + SQUARE - 6.5, "y": r * SQUARE + 6.5}  # a badge's centre
-            for r, c in details.get("cleared_burrows", [])
-        ],
-        "counting_name": details.get("counting", "rows from the bottom"),
-        "full_count": len(details.get("full_rows", [])),
-        "picnic": details.get("picnic"),
-    }
+    why = _why(orientation, details, solo=is_solo(doc))
     extra_w, extra_h = (
         (SQUARE + FILL_GAP, 0) if orientation == "vertical" else (0, SQUARE + FILL_GAP)
     )
@@ -725,6 +699,42 @@ def layout_problems(data: Mapping[str, Any]) -> list[str]:
     return sm.layout_warnings(layout)
 
 
+def _square(r: int, c: int, code: str, burrow: bool, printed: bool, label: str) -> dict[str, Any]:
+    """One square as the board's SVG draws it (the game's board and the layout grid)."""
+    return {
+        "key": (r, c),
+        "row": r,
+        "col": c,
+        "x": c * SQUARE,
+        "y": r * SQUARE,
+        "code": code,
+        "fill": SQUARE_FILLS.get(code, "#eee"),
+        "burrow": burrow,
+        "printed": printed,
+        "label": label,
+    }
+
+
+def _why(orientation: sm.Orientation, details: Mapping[str, Any], solo: bool) -> dict[str, Any]:
+    """What the board outlines to explain its score: the full lines, the lines full but not
+    counted, the first incomplete line (none in a solo game) and the cleared burrows."""
+    lines = {n: _line_box(orientation, n) for n in range(1, sm.LINES + 1)}
+    return {
+        "full": [lines[n] for n in details.get("full_rows", [])],
+        "not_counted": [lines[n] for n in details.get("full_rows_not_counted", [])],
+        "counting": None if solo else lines.get(details.get("counting_row") or 0),
+        "counting_row": details.get("counting_row"),
+        "counting_covered": details.get("counting_row_covered"),
+        "cleared": [
+            {"x": c * SQUARE + SQUARE - 6.5, "y": r * SQUARE + 6.5}  # a badge's centre
+            for r, c in details.get("cleared_burrows", [])
+        ],
+        "counting_name": details.get("counting", "rows from the bottom"),
+        "full_count": len(details.get("full_rows", [])),
+        "picnic": details.get("picnic"),
+    }
+
+
 def layout_board(
     data: Mapping[str, Any], doubtful: Set[tuple[int, int]] = frozenset()
 ) -> dict[str, Any]:
@@ -732,28 +742,13 @@ def layout_board(
     rows = data["rows"]
     orientation = data.get("orientation", "vertical")
     w = words()
+    burrow, none = w.gettext("burrow"), w.gettext("no burrow")
     squares = [
-        {
-            "key": (r, c),
-            "row": r,
-            "col": c,
-            "x": c * SQUARE,
-            "y": r * SQUARE,
-            "code": code,
-            "fill": SQUARE_FILLS.get(code, "#eee"),
-            "burrow": code == sm.OPEN,
-            "printed": False,
-            "label": square_label(
-                w,
-                orientation,
-                r,
-                c,
-                w.gettext("burrow") if code == sm.OPEN else w.gettext("no burrow"),
-            ),
-        }
+        _square(r, c, code, code == sm.OPEN, False,
+                square_label(w, orientation, r, c, burrow if code == sm.OPEN else none))
         for r, line in enumerate(rows)
         for c, code in enumerate(line)
-    ]
+    ]  # fmt: skip
     width, height = len(rows[0]) * SQUARE, len(rows) * SQUARE
     return {
         "squares": squares,
