@@ -31,7 +31,8 @@ def _pins(result: Result) -> Mapping[str, int]:
 
 
 def to_csv(result: Result, names: Mapping[str, str] | None = None) -> str:
-    """One row per player in seating order: rank, name, every category, total.
+    """One row per player in seating order: rank (none for a player alone, as the results
+    show none), name, every category, total, and the pins of a game won on them.
 
     ``names`` replaces the English column labels of :func:`labels` (the web app passes them
     in the player's language).
@@ -41,13 +42,14 @@ def to_csv(result: Result, names: Mapping[str, str] | None = None) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     pins = _pins(result)
-    writer.writerow([label["rank"], label["player"], *(label[k] for k in shown),
-                     label["total"], *([label["pins"]] if pins else [])])  # fmt: skip
+    ranked = len(result.players) > 1
+    writer.writerow([*([label["rank"]] if ranked else []), label["player"],
+                     *(label[k] for k in shown), label["total"],
+                     *([label["pins"]] if pins else [])])  # fmt: skip
     for p in result.players:
         cats = [p.categories[k] for k in shown]
-        writer.writerow(
-            [p.rank, _safe_cell(p.name), *cats, p.total, *([pins[p.name]] if pins else [])]
-        )
+        writer.writerow([*([p.rank] if ranked else []), _safe_cell(p.name), *cats, p.total,
+                         *([pins[p.name]] if pins else [])])  # fmt: skip
     return out.getvalue()
 
 

@@ -40,6 +40,14 @@ def test_csv_has_every_category_and_total(game: str):
         assert sum(int(v) for v in row[2:-1]) == p.total
 
 
+def test_csv_of_a_player_alone_has_no_rank_column():
+    doc, _ = example("spring-meadow")
+    doc["players"] = doc["players"][:1]  # one board: a phase of one, ranked by nobody
+    doc["options"].pop("active", None)
+    rows = list(csv.reader(io.StringIO(share.to_csv(games.score_text(json.dumps(doc))))))
+    assert rows[0][0] == "Player" and rows[1][0] == doc["players"][0]["name"]
+
+
 def test_csv_neutralises_formulas_in_names():
     doc, _ = example("seasons")
     doc["players"][0]["name"] = "=HYPERLINK(1)"
