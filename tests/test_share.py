@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -149,5 +150,16 @@ def test_a_game_won_on_pins_shows_them_in_the_csv_and_the_recap():
     ]
     text = share.recap(final)
     assert "Pins: Anna 2, Boris 1, Clara 0" in text.splitlines()
+    # The card's score table has a Pins row too: one row taller than the same without pins.
+    unpinned = replace(final, extra={k: v for k, v in final.extra.items() if k != "pins"})
+    heights = [Image.open(io.BytesIO(results_card(r, game[-1]))).height for r in (final, unpinned)]
+    assert heights[0] - heights[1] == 44
     _, plain = example("spring-meadow")  # one phase: no pins anywhere
     assert "Pins" not in share.to_csv(plain) and "Pins" not in share.recap(plain)
+
+
+def test_csv_labels_can_be_given_in_another_language():
+    _, result = example("seasons")
+    names = {"rank": "Место", "player": "Игрок", "crystals": "Кристаллы"}
+    header = share.to_csv(result, names).splitlines()[0].split(",")
+    assert header[:3] == ["Место", "Игрок", "Кристаллы"] and header[-1] == "Total"

@@ -645,6 +645,9 @@ def test_a_spring_meadow_game_won_on_pins_shares_them(
     assert any(line.startswith("Булавки: ") for line in recap.splitlines())
     html = client.get(f"/t/{meadow}/results").get_data(as_text=True)  # decided, not finished
     assert "The game is over; finish the table" in html and "still open" not in html
+    other = app.test_client().get(f"/t/{meadow}/results").get_data(as_text=True)
+    assert "The game is over; the host finishes the table." in other
+    assert client.get(f"/t/{meadow}/card.png").status_code == 200  # a Pins row drawn too
 
 
 def test_spring_meadow_one_player_plays_the_solo_game(app: Flask, client: FlaskClient) -> None:
@@ -726,7 +729,11 @@ def test_spring_meadow_solo_on_a_horizontal_board_names_columns(client: FlaskCli
     html = tap(client, solo, p=0, line=1).get_data(as_text=True)
     assert "Column 1 <input" in html and "Row 1" not in html
     assert "Solo game: 1 column complete from the left" in html
-    assert "from the bottom" not in html
+    assert "from the bottom" not in html and "Each time a column was completed" in html
+    resp = field(client, solo, p=0, action="solo_values", value_0="", value_1=5)
+    assert resp.status_code == 422 and "Column 1 has no value" in resp.get_data(as_text=True)
+    results = client.get(f"/t/{solo}/results").get_data(as_text=True)
+    assert "values written down as columns were completed" in results
 
 
 def test_spring_meadow_solo_values_only_in_a_solo_game(client: FlaskClient, meadow: str) -> None:

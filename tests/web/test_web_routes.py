@@ -14,6 +14,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from webhelpers import HX, SV_FORM, engine_result, new_table, stored_doc, tap
 
+from scorepad import games
 from scorepad.games import sunflower_valley as sv
 from scorepad.web import editor
 
@@ -487,9 +488,22 @@ def test_check_paper_sheet_checks_the_total_and_its_addition(
     )
     assert re.search(r'<tr data-category="total">.*?data-diff="0"', html, re.DOTALL)
     assert "check-added" not in html
-    # A total that is no number is refused like a category.
+    # The total as Scorepad counts, a category off: the category was written down wrong.
+    wrong = right | {"cat_mountains": "3", "p": "0", "cat_total": "0"}
+    html = client.post(f"/t/{table_id}/check", data=wrong).get_data(as_text=True)
+    assert "add up to 3, but its total says 0, as Scorepad counts: a category" in html
+    # A total that is no number is refused like a category, in the player's language.
     bad = client.post(f"/t/{table_id}/check", data={"p": "0", "cat_total": "ten"}, headers=HX)
     assert bad.status_code == 422 and "Total: write the number" in bad.get_data(as_text=True)
+    ru = {**HX, "Accept-Language": "ru"}
+    bad = client.post(f"/t/{table_id}/check", data={"p": "0", "cat_total": "ten"}, headers=ru)
+    assert "Итого: " in bad.get_data(as_text=True)
+
+
+@pytest.mark.parametrize("game", sorted(games.available()))
+def test_no_category_is_called_total(game: str) -> None:
+    # The paper check's total row is the field cat_total, beside cat_<category>.
+    assert "total" not in games.get(game).categories
 
 
 def test_delete_table(app: Flask, client: FlaskClient, table_id: str) -> None:

@@ -445,27 +445,29 @@ def set_solo_values(doc: dict[str, Any], form: Mapping[str, str]) -> dict[str, A
     while typed and not typed[-1]:
         typed.pop()
     kept = doc["players"][0].get("solo_values") or []  # an import's may pass the form's bound
+    columns = doc["players"][0].get("orientation") == "horizontal"  # lines are columns
     values = []
     for i, text in enumerate(typed, start=1):
         if not text:
-            raise EditRefused(
-                gettext(
-                    "Row %(n)s has no value: type the values in the order the rows were completed.",
-                    n=i,
-                )
-            )
+            missing = (
+                N_("Column %(n)s has no value: type the values in the order the columns were "
+                   "completed.")
+                if columns
+                else N_("Row %(n)s has no value: type the values in the order the rows were "
+                        "completed.")
+            )  # fmt: skip
+            raise EditRefused(gettext(missing, n=i))
         value = whole_number(text)
         unchanged = i <= len(kept) and value == kept[i - 1]
         if value is None or value < 0 or (value > MAX_SOLO_VALUE and not unchanged):
-            raise EditRefused(
-                gettext(
-                    "Row %(n)s: “%(text)s” is not a signpost value (a whole number from 0 to "
-                    "%(most)s).",
-                    n=i,
-                    text=text[:12],
-                    most=MAX_SOLO_VALUE,
-                )
-            )
+            wrong = (
+                N_("Column %(n)s: “%(text)s” is not a signpost value (a whole number from 0 to "
+                   "%(most)s).")
+                if columns
+                else N_("Row %(n)s: “%(text)s” is not a signpost value (a whole number from 0 "
+                        "to %(most)s).")
+            )  # fmt: skip
+            raise EditRefused(gettext(wrong, n=i, text=text[:12], most=MAX_SOLO_VALUE))
         values.append(value)
     doc["players"][0]["solo_values"] = values
     doc.get("options", {}).pop("active", None)  # a solo game has no picnic
