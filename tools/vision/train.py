@@ -23,6 +23,7 @@ import argparse
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from multiprocessing import Pool
 from pathlib import Path
 from typing import Any
@@ -586,12 +587,12 @@ def main() -> None:
         tr = collect(synth.TRAIN, args.train, args.megapixels, "train")
         va = collect(synth.VALIDATION, args.validation, args.megapixels, "validation")
         items = ensemble([train(tr, seed) for seed in range(SEEDS)])
-        # The ink-map network and the rail-side perceptron (train_inknet.py, train_rails.py)
-        # are kept: each is trained on its own.
+        # The networks and the rail-side perceptron (train_inknet.py, train_family_net.py,
+        # train_rails.py) are kept: each is trained on its own (the family network was
+        # dropped here before, leaving the split without its third opinion).
         committed = symbols.load()
-        items = symbols.SymbolModel(
-            **{**items.__dict__, "net": committed.net, "rails": committed.rails}
-        )
+        kept = ("net", "net_weight", "family_net", "rails")
+        items = replace(items, **{name: getattr(committed, name) for name in kept})
         staged = calibrate_super(calibrate(train_super(items, tr, SEEDS), va), va)
         model = fit_calibration(staged, va)
         print(f"validation accuracy with the super-sunflower stage {item_accuracy(model, va):.4f}")
