@@ -9,7 +9,8 @@ Pages of an unfinished table carry ``<div id="live">``, which htmx polls every
   that show the table, swapped out of band: the standings and player tabs of an editor, the
   whole big screen, the results;
 - finished: editors and results are sent to the final results (``HX-Redirect``), the big
-  screen shows them; the answer has no polling trigger, so polling stops.
+  screen shows them. A finished table's pages go on polling, every :data:`FINISHED_POLL_MS`:
+  when the host reopens it, they come back to life without a reload.
 
 Finishing a table moves its version on, so a finished table is noticed like any edit.
 """
@@ -30,6 +31,8 @@ bp = Blueprint("live", __name__)
 
 #: How often pages poll; with the request itself, an edit shows on every phone within 2 s.
 POLL_MS = 1500
+#: How often the pages of a finished table poll (only a reopening changes them).
+FINISHED_POLL_MS = 15_000
 VIEWS = ("editor", "screen", "results")
 
 

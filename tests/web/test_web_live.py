@@ -114,7 +114,9 @@ def test_results_and_big_screen_follow_the_table(
         assert shown and int(shown.group(1)) == total
 
 
-def test_finishing_stops_polling(app: Flask, client: FlaskClient, table_id: str) -> None:
+def test_finishing_slows_polling_and_reopening_brings_pages_back(
+    app: Flask, client: FlaskClient, table_id: str
+) -> None:
     boris = phone(app)
     editor_poll = live_url(boris.get(f"/t/{table_id}").get_data(as_text=True))
     screen_poll = live_url(boris.get(f"/t/{table_id}/screen").get_data(as_text=True))
@@ -122,12 +124,19 @@ def test_finishing_stops_polling(app: Flask, client: FlaskClient, table_id: str)
     resp = boris.get(editor_poll, headers=HX)
     assert resp.headers["HX-Redirect"] == f"/t/{table_id}/results"
     screen = boris.get(screen_poll, headers=HX).get_data(as_text=True)
-    assert 'id="live"' not in screen and "Final result" in screen
+    assert "Final result" in screen and f"every {live.FINISHED_POLL_MS}ms" in screen
     for url in (f"/t/{table_id}", f"/t/{table_id}/results", f"/t/{table_id}/screen"):
-        assert 'id="live"' not in boris.get(url).get_data(as_text=True), url
+        html = boris.get(url).get_data(as_text=True)
+        assert f'hx-trigger="every {live.FINISHED_POLL_MS}ms' in html, url
     # The day it finished, for the phone to show in its own zone and language.
     results = boris.get(f"/t/{table_id}/results").get_data(as_text=True)
     assert re.search(r'finished on <time datetime="\d{4}-\d\d-\d\dT[\d:]{8}Z">', results)
+    results_poll = live_url(results)
+    assert boris.get(results_poll, headers=HX).status_code == 204  # nothing can change...
+    client.post(f"/t/{table_id}/reopen")  # ...but the host reopens it
+    html = boris.get(results_poll, headers=HX).get_data(as_text=True)
+    assert "Final result" not in html and 'hx-trigger="every 1500ms' in html
+    assert re.search(r'<\w+ id="results" hx-swap-oob="true"', html)
 
 
 def test_the_big_screen_picks_no_player_and_waits_for_points(
