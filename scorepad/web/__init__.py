@@ -9,8 +9,9 @@ Screen families are blueprints: :mod:`.tables` (list, new table, import/export, 
 check a paper sheet), :mod:`.editor` (board editors: taps, fields, undo/redo),
 :mod:`.layouts` (sheet and burrow layouts), :mod:`.seats` (joining a shared table, the
 host's controls), :mod:`.live` (live polls and the big-screen view), :mod:`.sharing` (CSV,
-recap, PNG card) and :mod:`.players` (roster and statistics). Who may edit what is
-:mod:`.access`.
+recap, PNG card), :mod:`.players` (roster and statistics), :mod:`.photos` (reading a
+photographed sheet or board) and :mod:`.pwa` (manifest, service worker, offline page). Who
+may edit what is :mod:`.access`.
 """
 
 from __future__ import annotations
@@ -69,6 +70,8 @@ def _configure(app: Flask, instance: Path, test_config: dict[str, Any] | None) -
     """Defaults, then the environment (``DATABASE_URL``, ``SECRET_KEY``, ``SCOREPAD_*``),
     then a test's own; an SQLite file's folder is made, a missing secret kept in the
     instance folder."""
+    from scorepad.web import live
+
     app.config.update(
         DATABASE_URL=f"sqlite:///{instance / 'scorepad.sqlite3'}",
         MAX_CONTENT_LENGTH=2_000_000,  # a board file is far smaller; see boardfile.MAX_BOARD_BYTES
@@ -77,6 +80,8 @@ def _configure(app: Flask, instance: Path, test_config: dict[str, Any] | None) -
         SESSION_COOKIE_HTTPONLY=True,
         SEND_FILE_MAX_AGE_DEFAULT=3600,
         HTMX=HTMX,
+        LIVE_POLL_MS=live.POLL_MS,  # SCOREPAD_LIVE_POLL_MS to change
+        FINISHED_POLL_MS=live.FINISHED_POLL_MS,
     )
     for key in ("DATABASE_URL", "SECRET_KEY"):
         if os.environ.get(key):

@@ -1,7 +1,8 @@
 """Live tables: every phone sees the others' progress, and a read-only big screen.
 
-Pages of an unfinished table carry ``<div id="live">``, which htmx polls every
-:data:`POLL_MS` (``GET /t/<id>/live?view=…&v=<version>``). The poll reads one small row:
+Every page of a table carries ``<div id="live">``, which htmx polls every :data:`POLL_MS`
+(:data:`FINISHED_POLL_MS` once finished; config ``LIVE_POLL_MS`` and ``FINISHED_POLL_MS``)
+(``GET /t/<id>/live?view=…&v=<version>``). The poll reads one small row:
 
 - unchanged (``v`` is the stored version): **204** with no body, nothing swapped; a client
   sending ``If-None-Match`` with the last ``ETag`` gets **304**;
@@ -74,6 +75,6 @@ def screen_context(stored: db.StoredTable) -> dict[str, Any]:
 
 @bp.get("/t/<table_id>/screen")
 def screen(table_id: str) -> Response:
-    """The big-screen view: no editing, large type, live until the table is finished."""
+    """The big-screen view: no editing, large type, live (slowly once the table is finished)."""
     ctx = screen_context(db.get_table(table_id))
     return page_or_fragment("live/screen.html", "live/_screen.html", **ctx)

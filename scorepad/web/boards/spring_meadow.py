@@ -1,19 +1,20 @@
-"""Spring Meadow editor: paint the 10 × 15 board by tapping or dragging, fill whole rows.
+"""Spring Meadow editor: paint the 10 × 15 board by tapping or dragging, fill whole lines.
 
 The board starts from its layout (the layout's burrows pre-marked open). A drag paints every
 square it crosses with the selected state in one request; the "fill" targets beside each
 counted line cover all of its snow squares (:func:`scorepad.games.spring_meadow.fill_row`).
 "Clear" puts a square back as the layout printed it (snow, or an open burrow).
 
-A game is a ledger of scoring phases: "Record this phase" keeps the phase's board file in
+A game is a ledger of scoring phases: "Record phase N" keeps the phase's board file in
 the table's metadata, gives the phase winner a pin and puts marmots on its cleared burrows;
 the results page shows the ledger (:func:`scorepad.games.spring_meadow.score_game`).
 
 A table started for one player is a solo game (rulebook, "Solo вариант"; ``is_solo``): no
-phases and no picnic; the player types the value written down for each row completed
-(``solo_values``), and the score is their sum plus the cleared burrows, with the rulebook's
-marks (140 good, 150 outstanding). Each player's board side is their own (``set_board_side``),
-and once a player has 2 pins every screen shows the game's result (``final_result``).
+phases and no picnic; the player types the value written down for each row (on a horizontal
+board, column) completed (``solo_values``), and the score is their sum plus the cleared
+burrows, with the rulebook's marks (140 good, 150 outstanding). Each player's board side is
+their own (``set_board_side``), and once a player has 2 pins every screen shows the game's
+result (``final_result``).
 
 The board draws the evidence: full counted rows shaded, the counting row outlined, rows that
 are full but above the counting row hatched, cleared burrows marked +1.
