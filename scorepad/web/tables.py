@@ -274,11 +274,13 @@ def check(table_id: str) -> Response:
     rows = [paper_row(source, key, label, app.categories[key]) for key, label in shown.items()]
     total = paper_row(source, "total", "Total", app.total)
     message = next((r["refused"] for r in [*rows, total] if r["refused"]), None)
-    focus: str | None = source.get("focus") or next(
-        (str(r["key"]) for r in rows if r["diff"]), None
-    )
-    if focus not in shown:
-        focus = None
+    # The category whose evidence is outlined: the one asked for, unless the paper now
+    # agrees on it (Enter in a corrected box sends the old difference button), else the
+    # first to differ.
+    asked = source.get("focus")
+    agreed = {str(r["key"]) for r in rows if r["diff"] == 0}
+    focus = asked if asked in shown and asked not in agreed else None
+    focus = focus or next((str(r["key"]) for r in rows if r["diff"]), None)
     board = board_kit.board(stored.doc, stored.meta, player, result, highlight=focus)
     status = 422 if message else 200
     return page_or_fragment(
@@ -302,11 +304,17 @@ def check(table_id: str) -> Response:
     )
 
 
+#: The largest score a paper sheet's line is taken to hold (either sign).
+PAPER_MOST = 9999
+
+
 def paper_row(source: Mapping[str, str], key: str, label: str, app: int) -> dict[str, Any]:
     """One line of the paper check: what the paper says (typed in field ``cat_<key>``),
     Scorepad's count and the difference; ``refused`` says why a typed value is no number."""
     raw = (source.get(f"cat_{key}") or "").strip()
     paper = whole_number(raw) if raw else None
+    if paper is not None and abs(paper) > PAPER_MOST:
+        paper = None  # no sheet holds such a score: a slip of the keyboard
     refused = None
     if raw and paper is None:
         refused = gettext(

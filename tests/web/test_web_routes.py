@@ -498,6 +498,23 @@ def test_check_paper_sheet_checks_the_total_and_its_addition(
     ru = {**HX, "Accept-Language": "ru"}
     bad = client.post(f"/t/{table_id}/check", data={"p": "0", "cat_total": "ten"}, headers=ru)
     assert "Итого: " in bad.get_data(as_text=True)
+    # No paper line holds a score of 18 digits: refused, not a difference wider than a phone.
+    huge = client.post(f"/t/{table_id}/check", data={"p": "0", "cat_total": "9" * 18}, headers=HX)
+    assert huge.status_code == 422 and "Total: write the number" in huge.get_data(as_text=True)
+
+
+def test_check_outlines_only_a_category_that_still_differs(
+    client: FlaskClient, table_id: str
+) -> None:
+    # Enter in a corrected box submits with the form's first button: the old difference's.
+    tap(client, table_id, p=0, tool="house", q=0, r=0)  # -5 for a house without sheep
+    right = {f"cat_{k}": "0" for k in sv.CATEGORIES} | {"cat_houses_without_sheep": "-5"}
+    fixed = right | {"cat_residents": "5", "p": "0", "focus": "residents"}
+    html = client.post(f"/t/{table_id}/check", data=fixed, headers=HX).get_data(as_text=True)
+    assert 'class="current"' not in html and "Outlined" not in html
+    still = fixed | {"cat_residents": "0"}  # residents still off: the button's category stays
+    html = client.post(f"/t/{table_id}/check", data=still, headers=HX).get_data(as_text=True)
+    assert '<tr data-category="residents" class="current">' in html
 
 
 @pytest.mark.parametrize("game", sorted(games.available()))
