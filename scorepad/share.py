@@ -18,14 +18,14 @@ def labels(result: Result) -> dict[str, str]:
     """English column labels: ``rank``, ``player``, ``total``, every category key, and
     ``pins`` for a Spring Meadow game won on hiking pins (its ranks go by them)."""
     game = games.get(result.game)
-    if "pins" in result.extra:
-        return {"rank": "Rank (by pins)", "player": "Player", "total": "Total",
-                **game.categories_of(result), "pins": "Pins"}  # fmt: skip
-    return {"rank": "Rank", "player": "Player", "total": "Total", **game.categories_of(result)}
+    pinned = bool(pins_of(result))
+    label = {"rank": "Rank (by pins)" if pinned else "Rank", "player": "Player", "total": "Total"}
+    return {**label, **game.categories_of(result), **({"pins": "Pins"} if pinned else {})}
 
 
-def _pins(result: Result) -> Mapping[str, int]:
-    """A Spring Meadow game's hiking pins by player; empty for every other result."""
+def pins_of(result: Result) -> Mapping[str, int]:
+    """A Spring Meadow game's hiking pins by player, which rank it; empty for every other
+    result (a phase, another game)."""
     pins: Mapping[str, int] = result.extra.get("pins") or {}
     return pins
 
@@ -41,7 +41,7 @@ def to_csv(result: Result, names: Mapping[str, str] | None = None) -> str:
     label = {**labels(result), **(names or {})}
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    pins = _pins(result)
+    pins = pins_of(result)
     ranked = len(result.players) > 1
     writer.writerow([*([label["rank"]] if ranked else []), label["player"],
                      *(label[k] for k in shown), label["total"],
@@ -95,7 +95,7 @@ def recap(
     for p in sorted(result.players, key=lambda p: (p.rank, p.name)):
         parts = ", ".join(f"{short[k]} {v:+d}" for k, v in p.categories.items() if v and k in short)
         lines.append(f"{p.rank}. {p.name}: {p.total}" + (f" ({parts})" if parts else ""))
-    if pins := _pins(result):  # the order above is by them
+    if pins := pins_of(result):  # the order above is by them
         named = ", ".join(f"{name} {n}" for name, n in pins.items())
         lines.append(f"{term(labels(result)['pins'])}: {named}")
     lines.extend(tiebreak(t) for t in result.tiebreaks)

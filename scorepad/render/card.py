@@ -66,7 +66,7 @@ def results_card(
     label = {**share.labels(result), **(names or {})}
     drawer = BOARD_DRAWERS.get(result.game)
     players = {p["name"]: p for p in doc.get("players", [])}
-    rows = len(game.categories_of(result)) + 3 + ("pins" in result.extra)  # a Pins row
+    rows = len(game.categories_of(result)) + 3 + bool(share.pins_of(result))  # a Pins row
     table_h = 44 * rows + 20
     boards_h = 0
     if drawer:
@@ -112,8 +112,7 @@ def _standings(draw: ImageDraw.ImageDraw, result: Result, label: Mapping[str, st
         )
     y += 44
     rows = [(text, [p.categories[k] for p in result.players]) for k, text in categories.items()]
-    if "pins" in label:  # a Spring Meadow game won on pins: the ranks below go by them
-        pins = result.extra["pins"]
+    if pins := share.pins_of(result):  # a game won on pins: the ranks below go by them
         rows.append((label["pins"], [pins[p.name] for p in result.players]))
     rows += [
         (label["total"], [p.total for p in result.players]),

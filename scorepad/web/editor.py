@@ -26,6 +26,7 @@ from flask_babel import gettext, ngettext  # type: ignore[import-untyped]
 from scorepad.boardfile import BoardError
 from scorepad.games import Game
 from scorepad.scoring import Result
+from scorepad.share import pins_of
 from scorepad.web import access, db, doubts
 from scorepad.web.boards import (
     BoardKit,
@@ -111,7 +112,7 @@ def known_result(table_id: str, version: int) -> tuple[Result | None, list[str]]
 def decided(stored: db.StoredTable | None, result: Result) -> bool:
     """Whether the result names winners rather than leaders: the table is finished, or its
     game is over (a Spring Meadow player took a second pin). Templates ask it too."""
-    return bool(stored and stored.finished) or "pins" in result.extra
+    return bool(stored and stored.finished) or bool(pins_of(result))
 
 
 def boards_context(stored: db.StoredTable) -> dict[str, Any]:

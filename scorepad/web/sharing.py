@@ -12,7 +12,7 @@ from flask_babel import gettext  # type: ignore[import-untyped]
 
 from scorepad.render.card import results_card
 from scorepad.scoring import Result
-from scorepad.share import labels, to_csv
+from scorepad.share import labels, pins_of, to_csv
 from scorepad.web import db
 from scorepad.web.editor import decided, table_result
 from scorepad.web.htmx import error_page, holds_version, versioned
@@ -44,7 +44,7 @@ def _labels(result: Result) -> dict[str, str]:
     names = {k: term(v) for k, v in labels(result).items()}
     if not words().english:  # the catalogue has "Players", the column holds one each
         names.update(player=str(gettext("Players")))
-        if "pins" not in result.extra:  # "Rank (by pins)" is a term already
+        if not pins_of(result):  # "Rank (by pins)" is a term already
             names["rank"] = str(gettext("Rank"))
         names["total"] = str(gettext("Total"))
     return names
