@@ -268,16 +268,20 @@ def check(table_id: str) -> Response:
     if chosen is None:  # a seated phone checks its own paper sheet first, as it edits
         seat = access.rights(stored).seat
         chosen = None if seat is None else str(seat)
-    player = player_index(stored.doc, chosen)
+    here = player_index(stored.doc, chosen)
+    sheets = paper_sheets(source, here, len(stored.doc["players"]))
+    switched = source.get("to")  # a player's tab, carrying what was typed for the others
+    player = here if switched is None else player_index(stored.doc, switched)
+    lines = sheets.pop(player, {})
     shown = game.categories_of(result)  # the rows the results show (a solo game's own)
     app = result.players[player]
-    rows = [paper_row(source, key, label, app.categories[key]) for key, label in shown.items()]
-    total = paper_row(source, "total", "Total", app.total)
+    rows = [paper_row(lines, key, label, app.categories[key]) for key, label in shown.items()]
+    total = paper_row(lines, "total", "Total", app.total)
     message = next((r["refused"] for r in [*rows, total] if r["refused"]), None)
     # The category whose evidence is outlined: the one asked for, unless the paper now
     # agrees on it (Enter in a corrected box sends the old difference button), else the
     # first to differ.
-    asked = source.get("focus")
+    asked = source.get("focus") if switched is None else None
     agreed = {str(r["key"]) for r in rows if r["diff"] == 0}
     focus = asked if asked in shown and asked not in agreed else None
     focus = focus or next((str(r["key"]) for r in rows if r["diff"]), None)
@@ -300,12 +304,39 @@ def check(table_id: str) -> Response:
         focus_label=shown.get(focus or ""),
         board=board,
         message=message,
-        checked=request.method == "POST",
+        kept=kept_fields(sheets),
     )
 
 
 #: The largest score a paper sheet's line is taken to hold (either sign).
 PAPER_MOST = 9999
+#: A typed line longer than this is no score: it is neither kept nor echoed whole.
+PAPER_CHARS = 20
+_KEPT = re.compile(r"keep_(\d{1,3})_(\w{1,40})")
+
+
+def paper_sheets(source: Mapping[str, str], here: int, count: int) -> dict[int, dict[str, str]]:
+    """Every player's typed paper lines, as ``{player: {"cat_<key>": text}}``: the player on
+    screen (``here``) types into ``cat_<key>``; the other players' lines ride along in hidden
+    ``keep_<player>_<key>`` fields, so switching between players' tabs loses nothing typed.
+    Fields of players the table does not have are dropped."""
+    sheets: dict[int, dict[str, str]] = {}
+    for name in source:
+        if (kept := _KEPT.fullmatch(name)) and (index := int(kept[1])) < count and index != here:
+            sheets.setdefault(index, {})[f"cat_{kept[2]}"] = source[name][:PAPER_CHARS]
+        elif name.startswith("cat_"):
+            sheets.setdefault(here, {})[name] = source[name]
+    return sheets
+
+
+def kept_fields(sheets: Mapping[int, Mapping[str, str]]) -> list[tuple[str, str]]:
+    """The hidden fields that carry the players not on screen (``paper_sheets`` reads them)."""
+    return [
+        (f"keep_{index}_{name.removeprefix('cat_')}", text.strip())
+        for index, lines in sorted(sheets.items())
+        for name, text in lines.items()
+        if text.strip()
+    ]
 
 
 def paper_row(source: Mapping[str, str], key: str, label: str, app: int) -> dict[str, Any]:
@@ -324,7 +355,7 @@ def paper_row(source: Mapping[str, str], key: str, label: str, app: int) -> dict
     return {
         "key": key,
         "label": label,
-        "raw": raw if paper is not None else raw[:20],  # a refusal echoes no essay
+        "raw": raw if paper is not None else raw[:PAPER_CHARS],  # a refusal echoes no essay
         "paper": paper,
         "app": app,
         "diff": None if paper is None else paper - app,

@@ -147,6 +147,33 @@ def test_a_refused_tap_low_on_the_board_is_said_where_the_player_looks(page: Any
     assert "toast" not in message.get_attribute("class")
 
 
+def test_paper_check_compares_and_keeps_every_players_sheet(page: Any) -> None:
+    """Anna's lone house scores -5 (B. Houses without sheep); her paper says 0. Switching to
+    Boris's tab and back keeps what was typed for her, and Enter compares."""
+    start_table(page, "sunflower-valley", ["Anna", "Boris"])
+    draw(page, "house", 0, 0)
+    page.goto(page.url + "/check?p=0")
+    box = page.locator("input[name=cat_houses_without_sheep]")
+    box.fill("0")
+    box.press("Enter")
+    page.wait_for_selector('tr[data-category="houses_without_sheep"] td[data-diff="5"]')
+    assert page.locator("#check .cell.marked").count() == 1  # the lone house outlined
+    page.fill("input[name=cat_total]", "3")
+    page.click("#check .tabs a:has-text('Boris')")
+    page.wait_for_selector("#check .tabs a[aria-current=page]:has-text('Boris')")
+    assert page.input_value("input[name=cat_houses_without_sheep]") == ""
+    assert page.url.endswith("/check?p=1")  # the tab's plain address, values not in it
+    page.fill("input[name=cat_mountains]", "2")
+    page.click("#check .tabs a:has-text('Anna')")
+    page.wait_for_selector("#check .tabs a[aria-current=page]:has-text('Anna')")
+    assert page.input_value("input[name=cat_houses_without_sheep]") == "0"
+    assert page.input_value("input[name=cat_total]") == "3"  # typed, not yet compared
+    # Scorepad's total is 0 (-5 for the house, +5 for the most residents): paper 3 is +3.
+    assert page.get_attribute('tr[data-category="total"] td.app-diff', "data-diff") == "3"
+    page.click("#check .tabs a:has-text('Boris')")
+    page.wait_for_selector('tr[data-category="mountains"] td[data-diff="2"]')
+
+
 def test_undo_and_redo_buttons(page: Any) -> None:
     start_table(page, "sunflower-valley", ["Anna"])
     draw(page, "house", 0, 0)

@@ -517,6 +517,32 @@ def test_check_outlines_only_a_category_that_still_differs(
     assert '<tr data-category="residents" class="current">' in html
 
 
+def test_check_tabs_keep_what_was_typed_for_every_player(
+    client: FlaskClient, table_id: str
+) -> None:
+    # A player's tab sends the form along: the sheet on screen (cat_*) and the others
+    # (keep_<player>_*) come back, each on its own player's tab, compared at once.
+    tap(client, table_id, p=0, tool="house", q=0, r=0)  # player 0: -5 for a lone house
+    typed = {"p": "0", "cat_houses_without_sheep": "0", "cat_total": "7", "csrf_token": "x"}
+    to_1 = client.get(f"/t/{table_id}/check", query_string=typed | {"to": "1"}, headers=HX)
+    html = to_1.get_data(as_text=True)
+    assert to_1.status_code == 200 and 'name="p" value="1"' in html
+    assert 'name="keep_0_houses_without_sheep" value="0"' in html
+    assert 'name="keep_0_total" value="7"' in html
+    assert 'name="cat_total" value=""' in html  # player 1's own sheet: nothing typed yet
+    back = {"p": "1", "cat_mountains": "4", "keep_0_houses_without_sheep": "0", "keep_0_total": "7"}
+    html = client.get(
+        f"/t/{table_id}/check", query_string=back | {"to": "0"}, headers=HX
+    ).get_data(as_text=True)
+    assert 'name="cat_houses_without_sheep" value="0"' in html and 'data-diff="5"' in html
+    assert 'name="cat_total" value="7"' in html and 'name="keep_1_mountains" value="4"' in html
+    # A Compare keeps the others' lines too; players the table does not have are dropped.
+    form = back | {"p": "0", "cat_total": "1", "keep_1_mountains": "4", "keep_9_mountains": "1"}
+    html = client.post(f"/t/{table_id}/check", data=form, headers=HX).get_data(as_text=True)
+    assert 'name="keep_1_mountains" value="4"' in html and "keep_9" not in html
+    assert "keep_0" not in html  # the sheet on screen is in its own boxes, not kept twice
+
+
 @pytest.mark.parametrize("game", sorted(games.available()))
 def test_no_category_is_called_total(game: str) -> None:
     # The paper check's total row is the field cat_total, beside cat_<category>.
