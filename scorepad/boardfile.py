@@ -196,8 +196,16 @@ def game_of(doc: Any) -> str:
     if not isinstance(doc, Mapping):
         raise BoardError(["a board file is a JSON object with 'game', 'options' and 'players'"])
     game = doc.get("game")
-    if not isinstance(game, str):
+    if game is None:
         raise BoardError(["board file: missing 'game' (one of the supported game names)"])
+    if not isinstance(game, str):
+        raise BoardError(
+            [
+                "board file: 'game' is a game's name in quotes (a text), not a number"
+                if isinstance(game, int | float)
+                else "board file: 'game' is a game's name in quotes (a text)"
+            ]
+        )
     return game
 
 

@@ -403,10 +403,14 @@ def test_game_of() -> None:
     for doc in not_objects:
         with pytest.raises(BoardError, match="a board file is a JSON object"):
             game_of(doc)
-    without_game: list[dict[str, Any]] = [{}, {"game": None}, {"game": 5}, {"Game": "harmonies"}]
+    without_game: list[dict[str, Any]] = [{}, {"game": None}, {"Game": "harmonies"}]
     for doc in without_game:
         with pytest.raises(BoardError, match="missing 'game'"):
             game_of(doc)
+    with pytest.raises(BoardError, match=r"in quotes \(a text\), not a number"):
+        game_of({"game": 5})
+    with pytest.raises(BoardError, match=r"'game' is a game's name in quotes \(a text\)$"):
+        game_of({"game": ["harmonies"]})
 
 
 def test_unique_names_accepts_distinct_names() -> None:

@@ -60,7 +60,7 @@ BAD_INPUTS: dict[str, tuple[bytes | str, str]] = {
     "JSON null": (b"null", "JSON object"),
     "unknown game": (b'{"game": "chess", "players": []}', "unknown game 'chess'"),
     "missing game": (b'{"players": [{"name": "Anna"}]}', "missing 'game'"),
-    "game not a string": (b'{"game": 1, "players": []}', "missing 'game'"),
+    "game not a string": (b'{"game": 1, "players": []}', "'game' is a game's name in quotes"),
     "duplicate key": (b'{"game": "sunflower-valley", "game": "harmonies"}', "appears twice"),
     "unknown key": (
         sunflower(sheet("Anna", {"q": 0, "r": 0, "area": "a", "colour": "red"})),

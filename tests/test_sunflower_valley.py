@@ -471,6 +471,23 @@ def test_a_sheet_lists_at_most_200_hexes():
     ]
 
 
+def test_a_hex_far_from_the_sheet_is_a_mistyped_coordinate():
+    # A printed sheet is one piece of 30 hexes: under 30 steps along every axis. Partial
+    # sheets with gaps (the rulebook's examples) stay allowed; a far-off hex would stretch
+    # the drawn sheet off any screen.
+    doc = base()
+    cells = doc["players"][0]["cells"]
+    cells.append({"q": 30, "r": 0, "area": "a"})  # 30 apart from (0, 0) along q and s
+    assert sv.parse(doc)
+    cells[-1]["q"] = 31
+    assert problems(doc) == [
+        "player 'Anna': the sheet's hexes lie 31 hexes apart; a printed sheet spans at most "
+        "30: a coordinate is mistyped"
+    ]
+    cells[-1].update(q=10**14, r=-(10**14))  # far along q and r, s unchanged
+    assert "lie 100000000000000 hexes apart" in problems(doc)[0]
+
+
 def test_duplicate_cell():
     doc = base()
     doc["players"][0]["cells"].append(dict(doc["players"][0]["cells"][0]))

@@ -63,6 +63,9 @@ MAX_PLAYERS = 5
 #: A printed sheet has 30 hexes (5 areas of 5, 5 mountains); a file listing many more is
 #: no sheet, and scoring thousands of hexes on every tap would stall the app.
 MAX_SHEET_HEXES = 200
+#: How far apart (in hex steps along an axis) a sheet's hexes may lie: a printed sheet is
+#: one piece of 30 hexes, so less than 30 in every direction.
+MAX_SHEET_SPAN = 30
 
 Item = Literal["house", "sheep", "sunflower", "super-sunflower", "rail"]
 SUNFLOWERS = frozenset({"sunflower", "super-sunflower"})
@@ -219,7 +222,21 @@ def _check_sheet(sheet: Sheet) -> list[str]:
                 found.insert(0, "listed twice; each hex of the sheet appears once")
             seen.add(cell.hex)
         problems += [f"{where}, cell {cell.hex}: {p}" for p in found]
-    return problems
+    return problems or _check_span(sheet)
+
+
+def _check_span(sheet: Sheet) -> list[str]:
+    """A printed sheet of 30 hexes spans fewer than 30 hexes in every direction; a hex far
+    from the others is a typo in its coordinates (and would stretch the drawn sheet off any
+    screen). Partial sheets (the rulebook's examples) may leave gaps, so only the span counts."""
+    coords = [(h.q, h.r, -h.q - h.r) for h in sheet.by_hex]
+    span = max(max(axis) - min(axis) for axis in zip(*coords, strict=True))
+    if span <= MAX_SHEET_SPAN:
+        return []
+    return [
+        f"player {sheet.name!r}: the sheet's hexes lie {span} hexes apart; a printed sheet "
+        f"spans at most {MAX_SHEET_SPAN}: a coordinate is mistyped"
+    ]
 
 
 def _check_cell(cell: Cell) -> list[str]:

@@ -68,7 +68,10 @@ def decode(data: bytes, target_side: int = 2000) -> np.ndarray:
                     f"at most {MAX_PIXELS // 10**6} MP)"
                 )
             if min(width, height) < MIN_SIDE:
-                raise PhotoError(f"the photo is too small ({width}x{height}); take it closer")
+                raise PhotoError(
+                    f"the photo is too small ({width}x{height}; each side needs at least "
+                    f"{MIN_SIDE} pixels); take it closer"
+                )
             scale = max(width, height) / target_side
             if image.format == "JPEG" and scale >= 2:
                 # DCT scaling: 1/2, 1/4 or 1/8 of the size, decoded directly (draft keeps

@@ -31,6 +31,7 @@ from scorepad.web import access, db, doubts
 from scorepad.web.boards import (
     BoardKit,
     EditRefused,
+    edited_player,
     game,
     kit,
     player_index,
@@ -270,7 +271,13 @@ def refusal_status(err: Exception) -> int:
 
 
 def _seen_version() -> int | None:
-    return whole_number(request.form.get("tv", ""))
+    """The table's version the phone saw (``tv``); none sent (no JavaScript) is taken as
+    the latest, but a value that is no version is refused rather than taken as none."""
+    raw = request.form.get("tv", "").strip()
+    seen = whole_number(raw)
+    if raw and seen is None:
+        raise EditRefused(gettext("That step names no version of this table: nothing changed."))
+    return seen
 
 
 def _step(
@@ -290,6 +297,8 @@ def _step(
 
     try:
         stored = move(table_id, _seen_version(), guard)
+    except EditRefused as err:
+        return _answer(db.get_table(table_id), str(err), 422, found)
     except access.Forbidden as err:
         stored = db.get_table(table_id)
         return _answer(stored, str(err), 403, found)
@@ -359,7 +368,7 @@ def edit(table_id: str, change: Change, board: bool = True) -> Response:
     def apply(stored: db.StoredTable) -> tuple[dict[str, Any], dict[str, Any]]:
         nonlocal player, parsed
         engine, board_kit = game_and_kit(stored)
-        player = player_index(stored.doc, request.form.get("p"))
+        player = edited_player(stored.doc, request.form.get("p"))
         now = require_editable(found, stored, player)
         if seen and seen != sheet_tag(stored.doc, player):
             raise db.Conflict("the sheet changed on another device")

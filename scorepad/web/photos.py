@@ -29,7 +29,13 @@ from PIL import Image, ImageOps
 
 from scorepad.boardfile import BoardError
 from scorepad.web import access, db
-from scorepad.web.boards import EditRefused, photo_kit, player_index, refuse_edit
+from scorepad.web.boards import (
+    EditRefused,
+    edited_player,
+    photo_kit,
+    player_index,
+    refuse_edit,
+)
 from scorepad.web.doubts import checked, tapped_cells, with_photo
 from scorepad.web.editor import (
     REFUSALS,
@@ -168,6 +174,7 @@ def board_photo(table_id: str) -> Response:
         if reader is None:
             raise PhotoRefused(gettext("Photos cannot be read for this game."))
         try:
+            edited_player(stored.doc, request.form.get("p"))  # never another player's board
             refuse_edit(board_kit, stored.meta)  # before the photo is read
         except EditRefused as err:
             raise PhotoRefused(str(err)) from None
@@ -332,10 +339,15 @@ def layout_warning(result: Mapping[str, Any]) -> str:
 @bp.post("/t/<table_id>/photo/checked")
 def mark_checked(table_id: str) -> Response:
     """The player looked at one outlined cell (``a``, ``b``), or at all of them."""
+    named = request.form.get("a", "") + request.form.get("b", "")
     one = tapped_cells({"q": request.form.get("a", ""), "r": request.form.get("b", "")})
-    return edit(
-        table_id, lambda _kit, s, player: (s.doc, checked(s.meta, player, one or None)), board=False
-    )
+
+    def look(_kit: Any, stored: db.StoredTable, player: int) -> tuple[Any, Any]:
+        if named.strip() and not one:  # a cell that is none is not "all of them"
+            raise EditRefused(gettext("That cell is not on the board: nothing was marked."))
+        return stored.doc, checked(stored.meta, player, one or None)
+
+    return edit(table_id, look, board=False)
 
 
 @bp.get("/t/<table_id>/photos/<photo_id>")

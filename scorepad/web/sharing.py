@@ -61,6 +61,12 @@ def _versioned(resp: Response, stored: db.StoredTable) -> Response:
     """Cheap repeats: the same table version, in the same language, is the same file
     (``304`` on revalidation)."""
     versioned(resp, stored.version).make_conditional(request)  # a 304 when it can be
+    if resp.status_code == 412:  # If-Match named another version: say so, not the file
+        return error_page(
+            412,
+            gettext("This table has changed"),
+            gettext("The file asked for is of another version of this table; load it again."),
+        )
     return resp
 
 

@@ -361,6 +361,10 @@ SENTENCES = (
     ),
     N_("the sheet has no cells; list every hex of the sheet"),
     N_("%(n)s hexes listed; a printed sheet has 30, and at most %(m)s are read"),
+    N_(
+        "the sheet's hexes lie %(n)s hexes apart; a printed sheet spans at most %(m)s: a "
+        "coordinate is mistyped"
+    ),
     N_("a layout has nothing drawn on it"),
     N_("%(n)s layouts; at most %(m)s"),
     # Spring Meadow
@@ -438,7 +442,10 @@ SENTENCES = (
     ),
     N_("the photo has too many pixels (at most %(n)s MP)"),
     N_("the photo has too many pixels (%(w)sx%(h)s; at most %(n)s MP)"),
-    N_("the photo is too small (%(w)sx%(h)s); take it closer"),
+    N_(
+        "the photo is too small (%(w)sx%(h)s; each side needs at least %(n)s pixels); take it "
+        "closer"
+    ),
     N_("the image is damaged or truncated (its lower part is missing)"),
     N_("the image is damaged or truncated (%(detail)s)"),
     N_("no sheet found in the photo: photograph the whole sheet, flat, on a darker table"),
@@ -479,6 +486,8 @@ SENTENCES = (
     N_("unknown key %(key)s"),
     N_("key %(key)s appears twice in one object"),
     N_("missing 'game' (one of the supported game names)"),
+    N_("'game' is a game's name in quotes (a text), not a number"),
+    N_("'game' is a game's name in quotes (a text)"),
     N_("board file is too large (over %(n)s kB)"),
     N_("board file is not UTF-8 text (byte %(n)s)"),
     N_("malformed JSON at line %(n)s column %(m)s: %(detail)s"),

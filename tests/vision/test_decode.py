@@ -103,6 +103,9 @@ def test_too_many_bytes():
 def test_too_small():
     with pytest.raises(PhotoError, match="too small"):
         decode(jpeg(200, 150))
+    # A strip is refused for its short side, which the message names.
+    with pytest.raises(PhotoError, match=r"\(4000x100; each side needs at least 320 pixels\)"):
+        decode(jpeg(4000, 100))
 
 
 def test_sixteen_bit_grey_png_keeps_its_picture():

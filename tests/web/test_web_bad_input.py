@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from pathlib import Path
@@ -12,7 +13,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from webhelpers import HX, SV_FORM, new_table, stored_doc
+from webhelpers import HX, SV_FORM, new_table, stored_doc, tap
 
 from scorepad import games
 from scorepad.games import spring_meadow as sm
@@ -70,6 +71,49 @@ def imported(client: FlaskClient, doc: object, text: str | None = None) -> tuple
 
 def seasons(*names: str) -> dict[str, object]:
     return {"game": "seasons", "players": [{"name": n, "crystals": 10} for n in names]}
+
+
+@pytest.mark.parametrize("p", ["7", "3", "-1", "abc", "1.0", ""])
+def test_an_edit_naming_no_player_of_the_table_changes_nothing(
+    app: Flask, client: FlaskClient, p: str
+) -> None:
+    # Clamping p (as a link's does, to open some board) put a tap on another player's sheet.
+    table_id = new_table(client, SV_FORM, ["Anna", "Boris", "Cleo"])
+    with app.app_context():
+        before = db.get_table(table_id)
+    resp = client.post(f"/t/{table_id}/tap", data={"p": p, "tool": "house", "q": "0", "r": "0"})
+    assert resp.status_code == 422
+    assert "names no player of this table" in resp.get_data(as_text=True)
+    photo = {"p": p, "photo": (io.BytesIO(b"not read"), "sheet.jpg")}
+    resp = client.post(f"/t/{table_id}/photo", data=photo, headers=HX)
+    assert resp.status_code == 422 and "names no player" in resp.get_data(as_text=True)
+    with app.app_context():
+        assert db.get_table(table_id).version == before.version
+    assert tap(client, table_id, p=2, tool="house", q=0, r=0).status_code == 200  # Cleo's
+
+
+@pytest.mark.parametrize("game", sorted(FORMS))
+def test_a_change_no_field_knows_is_named_and_refused(
+    app: Flask, client: FlaskClient, game: str
+) -> None:
+    table_id = new_table(client, FORMS[game], ["Anna", "Boris"])
+    with app.app_context():
+        before = db.get_table(table_id).version
+    resp = client.post(f"/t/{table_id}/field", data={"p": "0", "action": "bogus"}, headers=HX)
+    assert resp.status_code == 422
+    assert "does not know the change “bogus”" in resp.get_data(as_text=True)
+    with app.app_context():
+        assert db.get_table(table_id).version == before
+
+
+def test_a_step_naming_no_version_is_refused(app: Flask, client: FlaskClient) -> None:
+    table_id = new_table(client, SV_FORM, ["Anna"])
+    assert tap(client, table_id, p=0, tool="house", q=0, r=0).status_code == 200
+    for tv in ("abc", "1.0", "NaN"):
+        resp = client.post(f"/t/{table_id}/undo", data={"p": "0", "tv": tv}, headers=HX)
+        assert resp.status_code == 422 and "names no version" in resp.get_data(as_text=True)
+    assert stored_doc(app, table_id)["players"][0]["cells"] != []
+    assert client.post(f"/t/{table_id}/undo", data={"p": "0"}, headers=HX).status_code == 200
 
 
 def test_a_nul_in_an_address_is_not_found(client: FlaskClient) -> None:
@@ -141,8 +185,10 @@ def test_freeing_a_seat_that_does_not_exist_changes_nothing(
 
 
 def _without_token(page: str) -> str:
-    """A page without its CSRF token (which carries the time)."""
-    return re.sub(r'name="csrf_token"[^>]*>', "", page)
+    """A page without its CSRF tokens (which carry the time: two reads a second apart
+    differ), in its forms, its head's meta tag and the body's htmx headers."""
+    page = re.sub(r'name="csrf[_-]token"[^>]*>', "", page)
+    return re.sub(r'"X-CSRFToken": "[^"]*"', "", page)
 
 
 def test_an_area_per_hex_draws_and_scores(client: FlaskClient) -> None:

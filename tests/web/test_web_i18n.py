@@ -628,6 +628,7 @@ VISION_VALUES: dict[str, list[str]] = {
     "MAX_PIXELS // 10 ** 6": ["60"],
     "width": ["4000"],
     "height": ["3000"],
+    "MIN_SIDE": ["320"],
     "_first_line(err)": ["broken data stream when reading image file"],
     "side!r": ["'C'"],
     "side": ["A", "B"],

@@ -320,6 +320,10 @@ def test_one_tap_settles_a_doubtful_hex(app: Flask, client: FlaskClient) -> None
     ).get_data(as_text=True)
     assert (q2, r2) not in doubts(html)
     assert len(doubts(html)) == len(check) - 2
+    # A cell that is none is refused, not taken for "All checked".
+    bad = client.post(f"/t/{table_id}/photo/checked", data={"p": "0", "a": "abc", "b": "3"})
+    assert bad.status_code == 422 and "not on the board" in bad.get_data(as_text=True)
+    assert len(doubts(bad.get_data(as_text=True))) == len(check) - 2
     # "All checked" clears the rest; undo brings the outlines back with the step.
     html = client.post(f"/t/{table_id}/photo/checked", data={"p": "0"}, headers=HX).get_data(
         as_text=True

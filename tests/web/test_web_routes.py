@@ -531,9 +531,9 @@ def test_check_tabs_keep_what_was_typed_for_every_player(
     assert 'name="keep_0_total" value="7"' in html
     assert 'name="cat_total" value=""' in html  # player 1's own sheet: nothing typed yet
     back = {"p": "1", "cat_mountains": "4", "keep_0_houses_without_sheep": "0", "keep_0_total": "7"}
-    html = client.get(
-        f"/t/{table_id}/check", query_string=back | {"to": "0"}, headers=HX
-    ).get_data(as_text=True)
+    html = client.get(f"/t/{table_id}/check", query_string=back | {"to": "0"}, headers=HX).get_data(
+        as_text=True
+    )
     assert 'name="cat_houses_without_sheep" value="0"' in html and 'data-diff="5"' in html
     assert 'name="cat_total" value="7"' in html and 'name="keep_1_mountains" value="4"' in html
     # A Compare keeps the others' lines too; players the table does not have are dropped.

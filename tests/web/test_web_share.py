@@ -111,6 +111,11 @@ def test_png_results_card(
     tap(client, table_id, p=1, tool="house", q=0, r=0)
     fresh = client.get(f"/t/{table_id}/card.png", headers={"If-None-Match": resp.headers["ETag"]})
     assert fresh.status_code == 200
+    # If-Match an older version: a 412 saying so, not the new file under an error status.
+    for route in ("card.png", "results.csv", "recap.txt"):
+        stale = client.get(f"/t/{table_id}/{route}", headers={"If-Match": resp.headers["ETag"]})
+        assert stale.status_code == 412 and stale.mimetype == "text/html"
+        assert "another version of this table" in stale.get_data(as_text=True)
 
 
 def test_nothing_to_share_from_an_unscorable_table(app: Flask, client: FlaskClient) -> None:

@@ -30,6 +30,15 @@ class EditRefused(ValueError):
     """A tap or form value the board cannot take; the message is shown to the player."""
 
 
+def unknown_change(form: Mapping[str, str]) -> EditRefused:
+    """The refusal of a form's ``action`` no board field knows (an old page, a script),
+    naming what was sent."""
+    action = (form.get("action") or "").strip()[:40] or "—"
+    return EditRefused(
+        gettext("Scorepad does not know the change “%(action)s”; reload the page.", action=action)
+    )
+
+
 @dataclass(frozen=True)
 class Tool:
     """A palette entry; ``label`` is English, marked for extraction and translated when shown."""
@@ -203,6 +212,18 @@ def player_index(doc: Mapping[str, Any], raw: str | None) -> int:
     from before a player was removed still opens a board."""
     index = whole_number(raw or "") or 0
     return min(max(index, 0), len(doc.get("players", [])) - 1)
+
+
+def edited_player(doc: Mapping[str, Any], raw: str | None) -> int:
+    """The player an edit names (``p=``); none named is the first. Unlike
+    :func:`player_index`, which keeps an old link opening a board, an edit naming no player
+    of the table is refused (:class:`EditRefused`): it must never land on another board."""
+    if raw is None:
+        return 0
+    index = whole_number(raw)
+    if index is None or not 0 <= index < len(doc.get("players", [])):
+        raise EditRefused(gettext("That change names no player of this table: nothing changed."))
+    return index
 
 
 def with_player_copy(doc: Mapping[str, Any], player: int) -> tuple[dict[str, Any], dict[str, Any]]:

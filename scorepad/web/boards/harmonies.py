@@ -23,7 +23,14 @@ from scorepad.games import harmonies as hm
 from scorepad.hexgrid import Hex, Orientation
 from scorepad.scoring import Result
 from scorepad.web import doubts
-from scorepad.web.boards import EditRefused, Tool, int_field, tapped_hex, with_player_copy
+from scorepad.web.boards import (
+    EditRefused,
+    Tool,
+    int_field,
+    tapped_hex,
+    unknown_change,
+    with_player_copy,
+)
 from scorepad.web.svg import canvas
 from scorepad.web.vocab import N_, NP_, Words, sentence, words
 
@@ -163,6 +170,8 @@ def set_field(
     new, board = with_player_copy(doc, player)
     animals: list[dict[str, int]] = board.setdefault("animals", [])
     action = form.get("action", "")
+    if action not in ("spirit", "add_animal", "remove_animal", "cubes"):
+        raise unknown_change(form)  # before the card it would otherwise refuse
     if action == "spirit":
         raw = form.get("spirit", "")
         if not raw:
@@ -185,14 +194,12 @@ def set_field(
         if held is None:
             raise EditRefused(gettext("Animal card %(card)s is not on this board.", card=card))
         animals.remove(held)
-    elif action == "cubes":
+    else:  # cubes
         if held is None:
             raise EditRefused(gettext("Animal card %(card)s is not on this board.", card=card))
         track = hm.ANIMAL_CARDS[card].track
         label = gettext("Cubes on card %(card)s", card=card)
         held["cubes"] = int_field(form, "cubes", 0, len(track), label)
-    else:
-        raise EditRefused(gettext("Unknown change."))
     return new, meta
 
 

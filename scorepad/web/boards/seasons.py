@@ -16,7 +16,7 @@ from flask_babel import gettext  # type: ignore[import-untyped]
 from scorepad.games import seasons as ss
 from scorepad.games.seasons_cards import BESPELLED_GRIMOIRE, JEWEL_OF_THE_ANCIENTS, REPLICA
 from scorepad.scoring import Result
-from scorepad.web.boards import EditRefused, Tool, int_field, with_player_copy
+from scorepad.web.boards import EditRefused, Tool, int_field, unknown_change, with_player_copy
 from scorepad.web.vocab import N_
 
 NAME = "seasons"
@@ -120,7 +120,7 @@ def set_field(
                 )
             )
     else:
-        raise EditRefused(gettext("Unknown change."))
+        raise unknown_change(form)
     return new, meta
 
 

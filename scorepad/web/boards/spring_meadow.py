@@ -35,7 +35,14 @@ from scorepad.boardfile import BoardError
 from scorepad.games import spring_meadow as sm
 from scorepad.scoring import Result
 from scorepad.web import db, doubts
-from scorepad.web.boards import EditRefused, Tool, whole_number, whole_pair, with_player_copy
+from scorepad.web.boards import (
+    EditRefused,
+    Tool,
+    unknown_change,
+    whole_number,
+    whole_pair,
+    with_player_copy,
+)
 from scorepad.web.vocab import EXAMPLE_BOARD, N_, Words, sentence, words
 
 NAME = sm.GAME.name
@@ -337,7 +344,7 @@ def set_field(
         return new, meta
     if action == "record_phase":
         return record_phase(new, meta)
-    raise EditRefused(gettext("Unknown change."))
+    raise unknown_change(form)
 
 
 def set_board_side(doc: dict[str, Any], player: int, form: Mapping[str, str]) -> dict[str, Any]:

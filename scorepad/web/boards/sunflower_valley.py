@@ -22,7 +22,14 @@ from scorepad.hexgrid import FLAT_NAMES, Hex, Orientation, oddq_to_axial, side_g
 from scorepad.render.palette import AREA_FILLS, MOUNTAIN_FILL, area_fills
 from scorepad.scoring import Result
 from scorepad.web import db, doubts
-from scorepad.web.boards import EditRefused, Tool, int_field, tapped_hex, with_player_copy
+from scorepad.web.boards import (
+    EditRefused,
+    Tool,
+    int_field,
+    tapped_hex,
+    unknown_change,
+    with_player_copy,
+)
 from scorepad.web.svg import canvas
 from scorepad.web.vocab import EXAMPLE_SHEET, N_, NP_, Words, sentence, term, words
 
@@ -179,6 +186,8 @@ def set_field(
             **rules["valley_express"],
         }
         return {**doc, "options": {**options, **rules}}, meta
+    if form.get("action"):
+        raise unknown_change(form)
     new, sheet = with_player_copy(doc, player)
     if "residents" in form:
         if not form["residents"].strip():
