@@ -414,10 +414,11 @@
   document.addEventListener("DOMContentLoaded", announce);
   document.addEventListener("htmx:afterSettle", announce);
 
-  /* Keyboard players keep their place: what had the focus before the editor was swapped
-   * (a cell, a field, a button, the one the Tab key moved to while a field was sent) gets
-   * it back in the new editor, found by what it is (a cell's place, a field's name, a
-   * button's action, an id), else by its place among the editor's focusable elements. */
+  /* Keyboard players keep their place: what had the focus before a region was swapped (the
+   * editor, the paper check: any swap target with an id) gets it back in the new region,
+   * found by what it is (a cell's place, a field's name, a button's action, a link's
+   * address, an id), else by its place among the region's focusable elements, the next
+   * enabled one when that one is now disabled (the last Undo). */
   var FOCUSABLE = "a[href], button, input, select, textarea, summary, [tabindex]";
   var focused = null;
   function attr(name, value) { return "[" + name + '="' + String(value).replace(/["\\]/g, "\\$&") + '"]'; }
@@ -434,25 +435,31 @@
       return el.type === "checkbox" || el.type === "radio" || el.tagName === "BUTTON"
         ? key + attr("value", el.value) : key;
     }
+    if (el.tagName === "A" && el.getAttribute("href")) { return "a" + attr("href", el.getAttribute("href")); }
     var details = el.tagName === "SUMMARY" && el.parentNode.id;
     return details ? attr("id", details) + " > summary" : null;
   }
-  document.addEventListener("htmx:beforeSwap", function () {
-    var el = document.activeElement, ed = editor();
+  document.addEventListener("htmx:beforeSwap", function (e) {
+    var el = document.activeElement, region = e.detail.target;
     focused = null;
-    if (!el || !ed || el === ed || !ed.contains(el)) { return; }
-    var all = Array.prototype.slice.call(ed.querySelectorAll(FOCUSABLE));
-    focused = { key: focusKey(el), index: all.indexOf(el) };
+    if (!el || !region || !region.id || el === region || !region.contains(el)) { return; }
+    var all = Array.prototype.slice.call(region.querySelectorAll(FOCUSABLE));
+    focused = { region: region.id, key: focusKey(el), index: all.indexOf(el) };
   });
+  function usable(el) { return el && !el.disabled && el.getClientRects().length > 0; }
   document.addEventListener("htmx:afterSettle", function () {
-    var ed = editor(), was = focused;
+    var was = focused;
     focused = null;
-    if (!was || !ed || (document.activeElement && document.activeElement !== document.body)) {
+    var region = was && document.getElementById(was.region);
+    if (!region || (document.activeElement && document.activeElement !== document.body)) {
       return; /* another handler (a photo's message) placed it already */
     }
-    var el = was.key ? ed.querySelector(was.key) : null;
-    if (!el && was.index >= 0) { el = ed.querySelectorAll(FOCUSABLE)[was.index] || null; }
-    if (!el) { return; }
+    var el = was.key ? region.querySelector(was.key) : null;
+    if (!usable(el) && was.index >= 0) {
+      var all = Array.prototype.slice.call(region.querySelectorAll(FOCUSABLE));
+      el = all.slice(was.index).filter(usable)[0] || all.slice(0, was.index).filter(usable).pop();
+    }
+    if (!usable(el)) { return; }
     var grid = el.closest("[data-drag]");
     if (grid && el.closest("[data-tap]") === el) {
       grid.querySelectorAll('[tabindex="0"]').forEach(function (o) { o.setAttribute("tabindex", "-1"); });

@@ -172,6 +172,17 @@ def test_paper_check_compares_and_keeps_every_players_sheet(page: Any) -> None:
     assert page.get_attribute('tr[data-category="total"] td.app-diff', "data-diff") == "3"
     page.click("#check .tabs a:has-text('Boris')")
     page.wait_for_selector('tr[data-category="mountains"] td[data-diff="2"]')
+    # The keyboard keeps its place across each swap of the check (it fell to the page).
+    assert page.evaluate("document.activeElement.textContent") == "Boris"
+    page.focus("input[name=cat_residents]")
+    page.keyboard.type("1")
+    page.keyboard.press("Enter")  # compares with the plain Compare, no category asked for
+    # Boris is second in residents (0 against Anna's 2): 3 points, so paper 1 is -2.
+    page.wait_for_selector('tr[data-category="residents"] td[data-diff="-2"]')
+    assert page.evaluate("document.activeElement.name") == "cat_residents"
+    assert page.locator("#check tr.current").get_attribute("data-category") == "mountains"
+    page.click("#check-compare")
+    page.wait_for_selector("#check-compare:focus")
 
 
 def test_undo_and_redo_buttons(page: Any) -> None:
