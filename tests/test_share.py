@@ -16,7 +16,7 @@ from test_spring_meadow_game import phase, rows_for
 from scorepad import games, share
 from scorepad.games import spring_meadow as sm
 from scorepad.render import palette
-from scorepad.render.card import BOARD_BOX, font, results_card
+from scorepad.render.card import BOARD_BOX, font, headline_parts, results_card, tiebreak_lines
 from scorepad.scoring import Result
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -110,6 +110,23 @@ def test_results_card_font_has_cyrillic_letters():
     doc["players"][0]["name"] = "Аня"
     result = games.score_text(json.dumps(doc))
     assert Image.open(io.BytesIO(results_card(result, doc))).size[0] == 1080
+
+
+def test_results_card_headline_stands_alone_and_tiebreaks_are_whole():
+    # The web app's headline in Russian starts with the verb once the game's name is cut.
+    assert headline_parts("Солнечная долина: лидирует Аня, очков: 5") == (
+        "Солнечная долина",
+        "Лидирует Аня, очков: 5",
+    )
+    assert headline_parts("Seasons: Vera wins with 32 points") == (
+        "Seasons",
+        "Vera wins with 32 points",
+    )
+    # A long tie-break is wrapped, never cut: every word of it is on the card.
+    long = "Tie-break: tied on 30: " + "Anna ahead of Boris on cards in play (7 vs 5); " * 3
+    lines = tiebreak_lines([long, "Tie-break: short"])
+    assert " ".join(lines[:-1]).split() == long.split() and lines[-1] == "Tie-break: short"
+    assert all(len(line) <= 88 for line in lines)
 
 
 def test_area_fills_colour_words_first_then_fallbacks_in_turn():

@@ -8,6 +8,7 @@ file it came from; hex positions come from :mod:`scorepad.hexgrid`, nothing else
 from __future__ import annotations
 
 import io
+import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from typing import Any
@@ -21,6 +22,9 @@ from scorepad.scoring import PlayerResult, Result
 
 WIDTH = 1080
 MARGIN = 40
+#: Characters of a tie-break line at 20 px (the card is 1000 px wide inside its margins).
+TIEBREAK_CHARS = 88
+TIEBREAK_LINE = 30
 INK = (34, 34, 34)
 MUTED = (110, 110, 110)
 PAPER = (252, 250, 244)
@@ -71,15 +75,17 @@ def results_card(
     boards_h = 0
     if drawer:
         boards_h = ((len(result.players) + 1) // 2) * (BOARD_BOX[1] + 60)
-    height = MARGIN * 2 + 120 + table_h + boards_h + 40 * len(result.tiebreaks)
+    said = tiebreaks if tiebreaks is not None else [f"Tie-break: {t}" for t in result.tiebreaks]
+    lines = tiebreak_lines(said)
+    height = MARGIN * 2 + 120 + table_h + boards_h + TIEBREAK_LINE * len(lines) + 10 * len(said)
     img = Image.new("RGB", (WIDTH, height), PAPER)
     draw = ImageDraw.Draw(img)
     y = _header(draw, headline or share.headline(result))
     y = _standings(draw, result, label, y)
-    for line in tiebreaks if tiebreaks is not None else result.tiebreaks:
-        text = line if tiebreaks is not None else f"Tie-break: {line}"
-        draw.text((MARGIN, y), _fit(text, 90), fill=MUTED, font=font(20))
-        y += 40
+    for line in lines:
+        draw.text((MARGIN, y), line, fill=MUTED, font=font(20))
+        y += TIEBREAK_LINE
+    y += 10 * len(said)
     if drawer:
         for i, p in enumerate(result.players):
             x = MARGIN + (i % 2) * (BOARD_BOX[0] + 20)
@@ -92,11 +98,25 @@ def results_card(
     return out.getvalue()
 
 
+def tiebreak_lines(tiebreaks: Sequence[str]) -> list[str]:
+    """The tie-breaks wrapped to the card's width, whole: a cut one hid who won it."""
+    return [line for text in tiebreaks for line in textwrap.wrap(text, TIEBREAK_CHARS)]
+
+
+def headline_parts(headline: str) -> tuple[str, str]:
+    """The game's name and who won, said as a line of its own: "Солнечная долина: лидирует
+    Аня" gives "Лидирует Аня", capitalised once it stands alone."""
+    game, _, who = headline.partition(": ")
+    if not who:
+        return "", headline
+    return game, who[:1].upper() + who[1:]
+
+
 def _header(draw: ImageDraw.ImageDraw, headline: str) -> int:
     """The game's name, then who won with how many points, in large type."""
-    game, _, who = headline.partition(": ")
+    game, who = headline_parts(headline)
     draw.text((MARGIN, MARGIN), game, fill=MUTED, font=font(26))
-    draw.text((MARGIN, MARGIN + 40), _fit(who or headline, 40), fill=INK, font=font(40, True))
+    draw.text((MARGIN, MARGIN + 40), _fit(who, 40), fill=INK, font=font(40, True))
     return MARGIN + 120
 
 

@@ -42,8 +42,8 @@ def _unscorable() -> Response:
 def _labels(result: Result) -> dict[str, str]:
     """The CSV and card column labels in the player's language."""
     names = {k: term(v) for k, v in labels(result).items()}
-    if not words().english:  # the catalogue has "Players", the column holds one each
-        names.update(player=str(gettext("Players")))
+    if not words().english:  # the column holds one player a row
+        names.update(player=str(gettext("Player")))
         if not pins_of(result):  # "Rank (by pins)" is a term already
             names["rank"] = str(gettext("Rank"))
         names["total"] = str(gettext("Total"))

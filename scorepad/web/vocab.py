@@ -21,7 +21,7 @@ notices a term or a template that has no translation.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -690,6 +690,14 @@ _HEADLINES = {
 }
 
 
+def joined(names: Sequence[str]) -> str:
+    """Names as a sentence joins them in the page's language: "Аня, Борис и Вера" (the
+    English recap's "Anna & Boris" is :func:`scorepad.share.headline`'s)."""
+    if len(names) < 2:
+        return "".join(names)
+    return str(gettext("%(names)s and %(last)s", names=", ".join(names[:-1]), last=names[-1]))
+
+
 def recap(result: Result, final: bool = True) -> str:
     """:func:`scorepad.share.recap` in the player's language (the same lines, translated)."""
     if _english():
@@ -703,7 +711,7 @@ def recap(result: Result, final: bool = True) -> str:
         head = gettext(
             _HEADLINES[key],
             game=term(game.title),
-            names=" & ".join(result.winners),
+            names=joined(result.winners),
             points=max(p.total for p in result.players),
         )
     return share.recap(

@@ -236,7 +236,7 @@ EXPECTED = {
         "sm": ["Полные ряды", "Очищенная нора", "Сурок", "Тайл пикника"],
         "ss": ["Кристаллы", "Карты в руке", "Жетон способности"],
         "results": [
-            "Солнечная долина: Anna & Boris делят победу",
+            "Солнечная долина: Anna и Boris делят победу",
             "Победител",
             "Почему у каждого столько очков",
             "Больше всех подсолнухов (В)",
@@ -250,7 +250,7 @@ EXPECTED = {
         "sm": ["Повні ряди", "Очищена нора", "Бабак", "Тайл пікніка"],
         "ss": ["Кристали", "Карти в руці", "Жетон здібності"],
         "results": [
-            "Сонячна долина: Anna & Boris ділять перемогу",
+            "Сонячна долина: Anna і Boris ділять перемогу",
             "Перемож",
             "Чому в кожного стільки очок",
             "Найбільше соняшників (В)",
@@ -318,6 +318,20 @@ def test_htmx_fragments_and_refusals_are_translated(app: Flask, client: FlaskCli
 
 
 # --- the games' vocabulary --------------------------------------------------------------------
+
+
+def test_a_negative_score_takes_the_plural_of_its_size(client: FlaskClient) -> None:
+    # Russian plurals follow the number's last digits: -2 is "очка" like 2, not "очков".
+    players = [
+        {"name": "Anna", "crystals": 3, "bonuses_used": 1},  # 3 - 5 = -2
+        {"name": "Boris", "crystals": 21},
+    ]
+    doc = {"game": "seasons", "players": players}
+    resp = client.post("/import", data={"text": json.dumps(doc)})
+    assert resp.status_code == 303
+    results = resp.headers["Location"] + "/results"
+    html = client.get(results, headers={"Accept-Language": "ru"}).get_data(as_text=True)
+    assert "Anna — -2 очка, место 2" in html and "Boris — 21 очко, место 1" in html
 
 
 @pytest.fixture
@@ -708,7 +722,7 @@ def test_a_tiebreak_sentence_reads_naturally(russian: None) -> None:
         "Boris and Vera still tied after houses, sunflowers, residents: shared"
     )
     assert vocab.sentence(text) == (
-        "ничья при счёте 12: Anna впереди Boris по показателю «дома» (2 против 1); "
+        "ничья при счёте 12: Anna — выше, чем Boris, по показателю «дома» (2 против 1); "
         "Boris и Vera всё ещё равны после сравнения (дома, подсолнухи, жители): место делят"
     )
     # One point, and players named together ("A, B and C"): no number or plural to agree.
