@@ -31,6 +31,7 @@ from scorepad.web import access, db, doubts
 from scorepad.web.boards import (
     BoardKit,
     EditRefused,
+    cell_name,
     edited_player,
     game,
     kit,
@@ -107,6 +108,9 @@ def known_result(table_id: str, version: int) -> tuple[Result | None, list[str]]
         if answer is not None:
             results.move_to_end((table_id, version))
         return answer
+
+
+bp.add_app_template_global(cell_name)
 
 
 @bp.app_template_global()

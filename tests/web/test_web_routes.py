@@ -466,6 +466,10 @@ def test_check_paper_sheet_shows_differences(
     assert 'data-diff="5"' in html  # paper 0, Scorepad -5
     assert "evidence for <strong>B. Houses without sheep" in html
     assert 'class="cell marked"' in html  # the unpaired house is outlined
+    # ... and a screen reader hears why, in the hex's name (the drawn layer is hidden).
+    assert re.search(r'class="cell marked"[^>]*aria-label="[^"]*; no sheep: −5 \(outlined', html)
+    assert re.search(r'aria-label="hex 1,1: mountain; 0 points"', html)
+    assert '<g class="why" aria-hidden="true">' in html
     bad = client.post(f"/t/{table_id}/check", data={"p": "0", "cat_mountains": "lots"}, headers=HX)
     assert bad.status_code == 422 and "whole number" in bad.get_data(as_text=True)
 

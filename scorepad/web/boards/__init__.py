@@ -214,6 +214,16 @@ def player_index(doc: Mapping[str, Any], raw: str | None) -> int:
     return min(max(index, 0), len(doc.get("players", [])) - 1)
 
 
+def cell_name(label: str, outlined: bool = False, doubted: bool = False) -> str:
+    """A cell's accessible name with what its outline says, which is drawn only (a red
+    outline: the evidence the paper check asked for; a dashed one: a photo's doubt)."""
+    if outlined:
+        label = gettext("%(cell)s (outlined: evidence)", cell=label)
+    if doubted:
+        label = gettext("%(cell)s (to check)", cell=label)
+    return label
+
+
 def edited_player(doc: Mapping[str, Any], raw: str | None) -> int:
     """The player an edit names (``p=``); none named is the first. Unlike
     :func:`player_index`, which keeps an old link opening a board, an edit naming no player

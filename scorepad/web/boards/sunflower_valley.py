@@ -25,6 +25,7 @@ from scorepad.web import db, doubts
 from scorepad.web.boards import (
     EditRefused,
     Tool,
+    cell_name,
     int_field,
     tapped_hex,
     unknown_change,
@@ -310,7 +311,11 @@ def board(
                 "label": _cell_label(w, c),
             }
         )
-    why = explain(cv, sheet, result.players[player].details if result else {})
+    details = result.players[player].details if result else {}
+    why = explain(cv, sheet, details)
+    notes = _score_notes(details)
+    for c in cells:
+        c["label"] += notes.get((c["q"], c["r"]), "")
     marked = evidence(why, highlight)
     doubtful = doubts.flagged(meta, player)
     labels = {(c["q"], c["r"]): c["label"] for c in cells}
@@ -340,6 +345,19 @@ def rules_context(options: Mapping[str, Any]) -> dict[str, Any]:
         "variant": parsed.variant,
         "express": [(n, sv.express_points(parsed, n)) for n in EXPRESS_SIZES],
     }
+
+
+def _score_notes(details: Mapping[str, Any]) -> dict[tuple[int, int], str]:
+    """What the explanation layer draws on a hex (hidden from screen readers, as its bare
+    numbers mean nothing read alone), said in the hex's name instead: a house without
+    sheep's -5, a mountain's points (rules digest B and D)."""
+    notes = {
+        (q, r): str(gettext("; no sheep: −5")) for q, r in details.get("unpaired_houses", [])
+    }
+    for m in details.get("mountains", []):
+        n = m["points"]
+        notes[tuple(m["hex"])] = str(ngettext("; %(num)d point", "; %(num)d points", n))
+    return notes
 
 
 def render_cells(
@@ -382,7 +400,7 @@ def render_cells(
             glyph = ""
         out.append(
             f'<g class="{classes}" data-q="{q}" data-r="{r}"{tap} data-item="{escape(item)}" '
-            f'aria-label="{escape(c["label"])}">'
+            f'aria-label="{escape(cell_name(c["label"], (q, r) in marked, (q, r) in doubtful))}">'
             f'<polygon points="{c["points"]}" fill="{escape(c["fill"])}"/>{pattern}{glyph}</g>'
         )
     return Markup("".join(out))
