@@ -573,8 +573,40 @@
     var at = msg.getBoundingClientRect();
     if (at.top < covered || at.bottom > window.innerHeight) { msg.classList.add("toast"); }
   });
+  function unpin(toast) { toast.classList.remove("toast"); toast.dataset.seen = "1"; }
   document.addEventListener("click", function (e) {
     var toast = e.target.closest && e.target.closest(".msg.toast");
-    if (toast) { toast.classList.remove("toast"); toast.dataset.seen = "1"; }
+    if (toast) { unpin(toast); }
   });
+  /* From the keyboard: Escape puts it back, and the next Tab must not land under it. */
+  document.addEventListener("keydown", function (e) {
+    var toast = document.querySelector(".msg.toast");
+    if (toast && (e.key === "Escape" || e.key === "Tab")) { unpin(toast); }
+  });
+
+  /* The focused cell's ring is drawn last, over its neighbours and the explanation layers
+   * (which covered its stroke), in two colours (a dark line in a white halo) that stand
+   * out on every paper colour, in either theme, and against the counting line. */
+  function dropRing() {
+    document.querySelectorAll(".focus-ring").forEach(function (r) { r.remove(); });
+  }
+  document.addEventListener("focusin", function (e) {
+    dropRing();
+    var cell = e.target.closest && e.target.closest(".board [data-tap]");
+    if (!cell || !cell.matches(":focus-visible")) { return; }
+    var shape = cell.querySelector("polygon, rect");
+    var svg = cell.ownerSVGElement;
+    if (!shape || !svg) { return; }
+    var ring = document.createElementNS("http://www.w3.org/2000/svg", "g");
+    ring.setAttribute("class", "focus-ring");
+    ring.setAttribute("aria-hidden", "true");
+    ["halo", "line"].forEach(function (kind) {
+      var copy = shape.cloneNode(false);
+      copy.removeAttribute("fill");
+      copy.setAttribute("class", kind);
+      ring.appendChild(copy);
+    });
+    svg.appendChild(ring);
+  });
+  document.addEventListener("focusout", dropRing);
 })();

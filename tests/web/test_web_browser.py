@@ -147,6 +147,40 @@ def test_a_refused_tap_low_on_the_board_is_said_where_the_player_looks(page: Any
     assert "toast" not in message.get_attribute("class")
 
 
+def test_the_game_list_keeps_the_keyboard_while_choosing(page: Any) -> None:
+    page.goto(page.base + "/new")
+    assert page.evaluate("document.activeElement.name") == "name_0"  # first load: the names
+    page.focus("select[name=game]")
+    page.evaluate("document.getElementById('new-form').dataset.old = '1'")
+    page.keyboard.press("ArrowDown")  # another game: the form is drawn again for it
+    # The new form's game list has the focus (the first name's box took it before).
+    page.wait_for_function(
+        """() => { const form = document.getElementById('new-form');
+                   return !form.dataset.old && document.activeElement.name === 'game'
+                          && form.contains(document.activeElement); }"""
+    )
+    page.wait_for_timeout(200)  # and keeps it once htmx has settled the swap
+    assert page.evaluate("document.activeElement.name") == "game"
+
+
+def test_the_focused_hex_is_ringed_over_its_neighbours(page: Any) -> None:
+    start_table(page, "sunflower-valley", ["Anna"])
+    page.focus('#editor [data-q="0"][data-r="0"]')
+    page.keyboard.press("Enter")  # a keyboard press: focus-visible, the ring drawn last
+    page.wait_for_selector('#editor [data-q="0"][data-r="0"][data-item="house"]')
+    page.wait_for_selector("svg.board > g.focus-ring:last-child")
+    ring = page.locator("svg.board > g.focus-ring")
+    assert ring.locator("polygon").count() == 2
+    points = page.get_attribute('#editor [data-q="0"][data-r="0"] polygon', "points")
+    assert ring.locator("polygon.line").get_attribute("points") == points
+    page.keyboard.press("Tab")  # to the next hex: one ring, around it
+    moved = page.evaluate("document.activeElement.querySelector('polygon').getAttribute('points')")
+    assert moved != points and ring.count() == 1
+    assert ring.locator("polygon.line").get_attribute("points") == moved
+    page.evaluate("document.activeElement.blur()")  # off the board: no ring left
+    assert ring.count() == 0
+
+
 def test_paper_check_compares_and_keeps_every_players_sheet(page: Any) -> None:
     """Anna's lone house scores -5 (B. Houses without sheep); her paper says 0. Switching to
     Boris's tab and back keeps what was typed for her, and Enter compares."""
