@@ -300,6 +300,7 @@ def test_harmonies_two_players_by_taps(page: Any) -> None:
     page.select_option("#animals select[name=card]", "5")
     page.click("#animals button:has-text('Add card')")
     page.wait_for_selector('#animals li[data-card="5"]')
+    page.wait_for_function("document.activeElement.id === 'cubes-5'")  # the keyboard goes on
     page.select_option('#animals li[data-card="5"] select[name=cubes]', "1")
     page.wait_for_selector(
         '#animals li[data-card="5"] option[value="1"][selected]', state="attached"
@@ -320,6 +321,18 @@ def test_harmonies_two_players_by_taps(page: Any) -> None:
     assert table["Mountains"] == {"Anna": "0", "Boris": "2"}
     assert table["Animal cards"] == {"Anna": str(first_value), "Boris": "0"}
     assert table["Total"] == {"Anna": str(5 + first_value), "Boris": "2"}
+    # Removed from the keyboard: the focus goes to the list to add from, not to the next
+    # card's remove button (where a second Enter removed that card too).
+    page.go_back()
+    player(page, 0)
+    page.select_option("#animals select[name=card]", "6")
+    page.click("#animals button:has-text('Add card')")
+    page.wait_for_function("document.activeElement.id === 'cubes-6'")
+    page.focus("#remove-card-5")
+    page.keyboard.press("Enter")
+    page.wait_for_selector('#animals li[data-card="5"]', state="detached")
+    page.wait_for_function("document.activeElement.name === 'card'")
+    assert page.locator("#animals li[data-card='6']").count() == 1
 
 
 # --- Spring Meadow -------------------------------------------------------------------------------

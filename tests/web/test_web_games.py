@@ -795,8 +795,11 @@ def test_seasons_cards_by_name(app: Flask, client: FlaskClient, seasons: str) ->
     found = client.get(f"/t/{seasons}/search?q=lantern&p=0", headers=HX)
     html = found.get_data(as_text=True)
     assert found.status_code == 200 and "Lantern of Xidit" in html and "<html" not in html
+    # The page's live region says how many were found (out of band: it stays in place).
+    assert '<p id="card-count" hx-swap-oob="innerHTML">2 cards found</p>' in html
     page = client.get(f"/t/{seasons}/search?q=lantern&p=0").get_data(as_text=True)
     assert page.startswith("<!doctype html>") and "Lantern of Xidit" in page
+    assert page.count('id="card-count"') == 1 and 'role="status">2 cards found</p>' in page
     card_id = int(re.search(r'"card": "(\d+)"', html).group(1))  # type: ignore[union-attr]
     assert field(client, seasons, p=1, action="add_card", card=card_id).status_code == 200
     assert field(client, seasons, p=1, action="add_card", card=99999).status_code == 422
