@@ -351,9 +351,7 @@ def _score_notes(details: Mapping[str, Any]) -> dict[tuple[int, int], str]:
     """What the explanation layer draws on a hex (hidden from screen readers, as its bare
     numbers mean nothing read alone), said in the hex's name instead: a house without
     sheep's -5, a mountain's points (rules digest B and D)."""
-    notes = {
-        (q, r): str(gettext("; no sheep: −5")) for q, r in details.get("unpaired_houses", [])
-    }
+    notes = {(q, r): str(gettext("; no sheep: −5")) for q, r in details.get("unpaired_houses", [])}
     for m in details.get("mountains", []):
         n = m["points"]
         notes[tuple(m["hex"])] = str(ngettext("; %(num)d point", "; %(num)d points", n))
