@@ -178,12 +178,17 @@
     focusMessage(said && said.textContent.trim() ? said : msg);
     done();
   }
+  /* Whether the focus fell to the page: on the body, or (Chromium blurs a removed element
+   * only when it next renders) on an element no longer in the page. */
+  function focusLost() {
+    var now = document.activeElement;
+    return !now || now === document.body || !now.isConnected;
+  }
   /* The answer replaced the editor, and with it the photo button that had the focus: the
    * focus fell to the page. It goes to the photo's message instead, so that the keyboard
    * goes on from there and a screen reader reads it. */
   function focusMessage(msg) {
-    var now = document.activeElement;
-    if (!msg || (now && now !== document.body)) { return; }
+    if (!msg || !focusLost()) { return; }
     msg.setAttribute("tabindex", "-1");
     msg.focus({ preventScroll: true });
   }
@@ -443,6 +448,7 @@
     var el = document.activeElement, region = e.detail.target;
     focused = null;
     if (!el || !region || !region.id || el === region || !region.contains(el)) { return; }
+    if (el.closest("#editor .photo-form")) { return; } /* its answer focuses its message */
     var all = Array.prototype.slice.call(region.querySelectorAll(FOCUSABLE));
     focused = { region: region.id, key: focusKey(el), index: all.indexOf(el) };
   });
@@ -451,7 +457,7 @@
     var was = focused;
     focused = null;
     var region = was && document.getElementById(was.region);
-    if (!region || (document.activeElement && document.activeElement !== document.body)) {
+    if (!region || !focusLost()) {
       return; /* another handler (a photo's message) placed it already */
     }
     var el = was.key ? region.querySelector(was.key) : null;

@@ -23,7 +23,7 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
-from flask import Blueprint, Response, current_app, make_response, request
+from flask import Blueprint, Response, current_app, g, make_response, request
 from flask_babel import gettext, ngettext  # type: ignore[import-untyped]
 from PIL import Image, ImageOps
 
@@ -36,7 +36,7 @@ from scorepad.web.boards import (
     player_index,
     refuse_edit,
 )
-from scorepad.web.doubts import checked, tapped_cells, with_photo
+from scorepad.web.doubts import checked, photo_of, tapped_cells, with_photo
 from scorepad.web.editor import (
     REFUSALS,
     edit,
@@ -345,7 +345,15 @@ def mark_checked(table_id: str) -> Response:
     def look(_kit: Any, stored: db.StoredTable, player: int) -> tuple[Any, Any]:
         if named.strip() and not one:  # a cell that is none is not "all of them"
             raise EditRefused(gettext("That cell is not on the board: nothing was marked."))
-        return stored.doc, checked(stored.meta, player, one or None)
+        meta = checked(stored.meta, player, one or None)
+        left = len(photo_of(meta, player).get("check", []))
+        # Said, as the outline that went is only seen: the keyboard moved on silently.
+        g.edit_note = (
+            ngettext("%(num)d cell left to check.", "%(num)d cells left to check.", left)
+            if left
+            else gettext("Every cell is checked.")
+        )
+        return stored.doc, meta
 
     return edit(table_id, look, board=False)
 

@@ -320,6 +320,8 @@ def test_one_tap_settles_a_doubtful_hex(app: Flask, client: FlaskClient) -> None
     ).get_data(as_text=True)
     assert (q2, r2) not in doubts(html)
     assert len(doubts(html)) == len(check) - 2
+    left = len(check) - 2
+    assert f"{left} cell{'s' if left != 1 else ''} left to check." in html  # said, not only seen
     # A cell that is none is refused, not taken for "All checked".
     bad = client.post(f"/t/{table_id}/photo/checked", data={"p": "0", "a": "abc", "b": "3"})
     assert bad.status_code == 422 and "not on the board" in bad.get_data(as_text=True)
@@ -329,6 +331,7 @@ def test_one_tap_settles_a_doubtful_hex(app: Flask, client: FlaskClient) -> None
         as_text=True
     )
     assert doubts(html) == [] and 'id="doubts"' not in html
+    assert "Every cell is checked." in html
     html = client.post(f"/t/{table_id}/undo", data={"p": "0"}, headers=HX).get_data(as_text=True)
     assert len(doubts(html)) == len(check) - 2
 

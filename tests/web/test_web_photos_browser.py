@@ -26,6 +26,7 @@ def test_photograph_a_sheet_check_the_doubts_and_score(page: Any, live_server: A
         layout_id = db.create_layout("sunflower-valley", "Sheet P", sheet_layout(doubtful_sheet()))
     start_table(page, "sunflower-valley", ["Ann", "Bo"], layout=f"db:{layout_id}")
     photo = sheet(doubtful_sheet()).jpeg
+    page.focus("#editor input[name=photo]")  # chosen from the keyboard
     page.set_input_files(
         "#editor input[name=photo]",
         files=[{"name": "sheet.jpg", "mimeType": "image/jpeg", "buffer": photo}],
