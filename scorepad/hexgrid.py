@@ -120,6 +120,22 @@ def axial_to_oddq(h: Hex) -> tuple[int, int]:
     return h.q, h.r + (h.q - (h.q & 1)) // 2
 
 
+def column_places(hexes: Iterable[Hex]) -> dict[Hex, tuple[int, int]]:
+    """Where each hex of a board drawn flat-top stands as a player finds it: its column
+    from the left and its place in that column from the top, both counted from 1 (a column
+    is one ``q``; going down it ``r`` grows). Axial coordinates are printed nowhere."""
+    hexes = list(hexes)
+    if not hexes:
+        return {}
+    left = min(h.q for h in hexes)
+    places: dict[Hex, tuple[int, int]] = {}
+    seen: dict[int, int] = {}  # hexes placed so far in each column
+    for h in sorted(hexes, key=lambda h: (h.q, h.r)):
+        seen[h.q] = seen.get(h.q, 0) + 1
+        places[h] = (h.q - left + 1, seen[h.q])
+    return places
+
+
 # --- symmetries ------------------------------------------------------------------------------
 
 

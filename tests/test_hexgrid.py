@@ -29,6 +29,7 @@ from scorepad.hexgrid import (
     Orientation,
     axial_to_oddq,
     bounding_box,
+    column_places,
     components,
     distance,
     hexes_within,
@@ -258,6 +259,24 @@ def printed_board(side: str) -> list[tuple[int, int]]:
 def printed_centre(col: int, row: int) -> tuple[float, float]:
     """Where a flat-top board printed in columns draws hex (col, row): unit size, y down."""
     return 1.5 * col, math.sqrt(3) * (row + 0.5 * (col & 1))
+
+
+def test_column_places_count_columns_from_the_left_and_hexes_from_the_top() -> None:
+    # Flat-top: a column is one q, r grows going down it; a gap column still counts (it is
+    # drawn), and a column's first hex is where its own hexes start.
+    hexes = [Hex(-1, 2), Hex(-1, 1), Hex(0, 0), Hex(0, 1), Hex(0, 2), Hex(2, -1)]
+    assert column_places(hexes) == {
+        Hex(-1, 1): (1, 1),
+        Hex(-1, 2): (1, 2),
+        Hex(0, 0): (2, 1),
+        Hex(0, 1): (2, 2),
+        Hex(0, 2): (2, 3),
+        Hex(2, -1): (4, 1),
+    }
+    assert column_places([]) == {}
+    # Going down a column is going down the drawing (larger y on a flat-top layout).
+    layout = Layout(Orientation.FLAT, 10.0)
+    assert layout.to_pixel(Hex(0, 1))[1] > layout.to_pixel(Hex(0, 0))[1]
 
 
 def test_oddq_formula_from_the_digest() -> None:

@@ -32,8 +32,10 @@ from scorepad.games import harmonies as hm
 from scorepad.games import seasons as ss
 from scorepad.games import spring_meadow as sm
 from scorepad.games import sunflower_valley as sv
+from scorepad.hexgrid import column_places
 from scorepad.vision import recognize as rec
 from scorepad.web import vocab
+from scorepad.web.boards import place_name
 
 #: Translations do not depend on the database: SQLite alone (conftest).
 pytestmark = pytest.mark.sqlite_only
@@ -290,7 +292,8 @@ def test_key_pages_are_translated(client: FlaskClient, lang: str) -> None:
         english = [w for w in ENGLISH if re.search(rf"\b{re.escape(w)}\b", text)]
         assert not english, (key, english)
     # Screen-reader labels are translated too (SVG hexes, squares).
-    assert "гекс 0,0" in pages["sv"]
+    first = "столбец 1, гекс 1 сверху" if lang == "ru" else "стовпець 1, гекс 1 згори"
+    assert first in pages["sv"]
     assert ("линия 15, клетка 1 слева" if lang == "ru" else "лінія 15, клітинка 1 зліва") in (
         pages["sm"]
     )
@@ -740,8 +743,11 @@ def test_stack_labels_for_screen_readers(app: Flask, stack: tuple[str, ...]) -> 
     from scorepad.web.boards import harmonies as kit
 
     with app.test_request_context(headers={"Accept-Language": "uk"}):
-        label = kit._cell_label(vocab.words(), hm.board_hexes("A")[0], list(stack), True)
-    assert label.startswith("гекс ") and label.endswith(", кубик")
+        words = vocab.words()
+        place = place_name(words, column_places(hm.board_hexes("A")), hm.board_hexes("A")[0])
+        label = kit._cell_label(words, place, list(stack), True)
+    assert label.startswith("стовпець 1, гекс ") and label.endswith(", кубик")
+    assert ("знизу вгору" in label) == (len(stack) > 1)
     assert not re.search(r"[a-z]{3,}", label), label
 
 

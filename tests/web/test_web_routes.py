@@ -468,7 +468,7 @@ def test_check_paper_sheet_shows_differences(
     assert 'class="cell marked"' in html  # the unpaired house is outlined
     # ... and a screen reader hears why, in the hex's name (the drawn layer is hidden).
     assert re.search(r'class="cell marked"[^>]*aria-label="[^"]*; no sheep: −5 \(outlined', html)
-    assert re.search(r'aria-label="hex 1,1: mountain; 0 points"', html)
+    assert re.search(r'aria-label="column 2, hex 2 from the top: mountain; 0 points"', html)
     assert '<g class="why" aria-hidden="true">' in html
     bad = client.post(f"/t/{table_id}/check", data={"p": "0", "cat_mountains": "lots"}, headers=HX)
     assert bad.status_code == 422 and "whole number" in bad.get_data(as_text=True)

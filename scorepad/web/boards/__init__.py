@@ -23,6 +23,7 @@ from typing import Any, Protocol, cast
 from flask_babel import gettext  # type: ignore[import-untyped]
 
 from scorepad import games
+from scorepad.hexgrid import Hex
 from scorepad.scoring import Result
 
 
@@ -212,6 +213,13 @@ def player_index(doc: Mapping[str, Any], raw: str | None) -> int:
     from before a player was removed still opens a board."""
     index = whole_number(raw or "") or 0
     return min(max(index, 0), len(doc.get("players", [])) - 1)
+
+
+def place_name(w: Any, places: Mapping[Hex, tuple[int, int]], h: Hex) -> str:
+    """Where a hex is, as a player finds it on the drawn board
+    (:func:`scorepad.hexgrid.column_places`)."""
+    col, n = places[h]
+    return str(w.gettext("column %(col)s, hex %(n)s from the top", col=col, n=n))
 
 
 def cell_name(label: str, outlined: bool = False, doubted: bool = False) -> str:

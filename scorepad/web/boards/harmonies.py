@@ -20,13 +20,14 @@ from typing import Any
 from flask_babel import gettext  # type: ignore[import-untyped]
 
 from scorepad.games import harmonies as hm
-from scorepad.hexgrid import Hex, Orientation
+from scorepad.hexgrid import Hex, Orientation, column_places
 from scorepad.scoring import Result
 from scorepad.web import doubts
 from scorepad.web.boards import (
     EditRefused,
     Tool,
     int_field,
+    place_name,
     tapped_hex,
     unknown_change,
     with_player_copy,
@@ -255,6 +256,7 @@ def board(
     sheet = doc["players"][player]
     hexes = [Hex(c["q"], c["r"]) for c in sheet["cells"]]
     cv = canvas(hexes, Orientation.FLAT)
+    places = column_places(hexes)
     w = words()
     cells = []
     for c in sheet["cells"]:
@@ -277,7 +279,7 @@ def board(
                 "glyphs": glyphs,
                 "cube": bool(c.get("cube")),
                 "stack": "-".join(stack),
-                "label": _cell_label(w, h, stack, bool(c.get("cube"))),
+                "label": _cell_label(w, place_name(w, places, h), stack, bool(c.get("cube"))),
             }
         )
     details = result.players[player].details if result else {}
@@ -361,13 +363,16 @@ def _glyphs(stack: list[str], x: float, y: float) -> list[dict[str, Any]]:
     return found
 
 
-def _cell_label(w: Words, h: Hex, stack: list[str], cube: bool) -> str:
-    """What a screen reader says for a hex: its stack bottom to top, and the cube."""
-    if stack:
-        tokens = "-".join(w.term(t, "token") for t in stack)
-        label = w.gettext("hex %(q)s,%(r)s: %(stack)s", q=h.q, r=h.r, stack=tokens)
+def _cell_label(w: Words, place: str, stack: list[str], cube: bool) -> str:
+    """What a screen reader says for a hex: where (``place``), its stack bottom to top (said
+    so when it has more than one token), and the cube."""
+    tokens = "-".join(w.term(t, "token") for t in stack)
+    if len(stack) > 1:
+        label = w.gettext("%(place)s: %(stack)s, from the bottom up", place=place, stack=tokens)
+    elif stack:
+        label = w.gettext("%(place)s: %(stack)s", place=place, stack=tokens)
     else:
-        label = w.gettext("hex %(q)s,%(r)s: empty", q=h.q, r=h.r)
+        label = w.gettext("%(place)s: empty", place=place)
     return label + w.gettext(", cube") if cube else label
 
 

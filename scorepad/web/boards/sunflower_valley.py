@@ -18,7 +18,14 @@ from markupsafe import Markup, escape
 
 from scorepad.boardfile import BoardError
 from scorepad.games import sunflower_valley as sv
-from scorepad.hexgrid import FLAT_NAMES, Hex, Orientation, oddq_to_axial, side_gap
+from scorepad.hexgrid import (
+    FLAT_NAMES,
+    Hex,
+    Orientation,
+    column_places,
+    oddq_to_axial,
+    side_gap,
+)
 from scorepad.render.palette import AREA_FILLS, MOUNTAIN_FILL, area_fills
 from scorepad.scoring import Result
 from scorepad.web import db, doubts
@@ -27,6 +34,7 @@ from scorepad.web.boards import (
     Tool,
     cell_name,
     int_field,
+    place_name,
     tapped_hex,
     unknown_change,
     with_player_copy,
@@ -288,6 +296,7 @@ def board(
     cv = canvas(hexes, Orientation.FLAT)
     fills = area_fills(doc)
     patterns = area_patterns(doc)
+    places = column_places(hexes)
     w = words()
     cells = []
     for c in sheet["cells"]:
@@ -308,7 +317,7 @@ def board(
                 "area": c.get("area"),
                 "item": c.get("item"),
                 "track": cv.track(h, *c["sides"]) if c.get("item") == "rail" else None,
-                "label": _cell_label(w, c),
+                "label": _cell_label(w, c, place_name(w, places, h)),
             }
         )
     details = result.players[player].details if result else {}
@@ -415,25 +424,22 @@ def _side_word(w: Words, side: int) -> str:
     return w.gettext(_COMPASS[FLAT_NAMES[side]])
 
 
-def _cell_label(w: Words, c: Mapping[str, Any]) -> str:
-    """What a screen reader says for a hex: where, its area, what is drawn on it."""
+def _cell_label(w: Words, c: Mapping[str, Any], place: str) -> str:
+    """What a screen reader says for a hex: where (``place``), its area, what is drawn on it."""
     if c.get("mountain"):
-        return w.gettext("hex %(q)s,%(r)s: mountain", q=c["q"], r=c["r"])
+        return w.gettext("%(place)s: mountain", place=place)
     item = c.get("item")
     area = w.term(c.get("area"), "area")
     if item == "rail":
         return w.gettext(
-            "hex %(q)s,%(r)s, %(area)s: rail from %(a)s to %(b)s",
-            q=c["q"],
-            r=c["r"],
+            "%(place)s, %(area)s: rail from %(a)s to %(b)s",
+            place=place,
             area=area,
             a=_side_word(w, c["sides"][0]),
             b=_side_word(w, c["sides"][1]),
         )
     what = w.term(item) if item else w.gettext("empty")
-    return w.gettext(
-        "hex %(q)s,%(r)s, %(area)s: %(what)s", q=c["q"], r=c["r"], area=area, what=what
-    )
+    return w.gettext("%(place)s, %(area)s: %(what)s", place=place, area=area, what=what)
 
 
 def explain(cv: Any, sheet: Mapping[str, Any], details: Mapping[str, Any]) -> dict[str, Any]:
@@ -647,6 +653,7 @@ def layout_board(
     painted = {(c["q"], c["r"]): c for c in data["cells"]}
     hexes = sorted(set(CANVAS) | {Hex(q, r) for q, r in painted})
     cv = canvas(hexes, Orientation.FLAT)
+    places = column_places(hexes)
     w = words()
     cells = []
     for h in hexes:
@@ -668,15 +675,15 @@ def layout_board(
                 "mountain": bool(c and c.get("mountain")),
                 "painted": c is not None,
                 "doubt": (h.q, h.r) in doubtful,
-                "label": _layout_label(w, h, c),
+                "label": _layout_label(w, place_name(w, places, h), c),
             }
         )
     return {"canvas": cv, "cells": cells}
 
 
-def _layout_label(w: Words, h: Hex, c: Mapping[str, Any] | None) -> str:
+def _layout_label(w: Words, place: str, c: Mapping[str, Any] | None) -> str:
     if c is None:
-        return w.gettext("hex %(q)s,%(r)s: not on the sheet", q=h.q, r=h.r)
+        return w.gettext("%(place)s: not on the sheet", place=place)
     if c.get("mountain"):
-        return w.gettext("hex %(q)s,%(r)s: mountain", q=h.q, r=h.r)
-    return w.gettext("hex %(q)s,%(r)s: %(area)s", q=h.q, r=h.r, area=w.term(c["area"], "area"))
+        return w.gettext("%(place)s: mountain", place=place)
+    return w.gettext("%(place)s: %(area)s", place=place, area=w.term(c["area"], "area"))
