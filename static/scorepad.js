@@ -269,7 +269,15 @@
     painting.squares.push(key);
     sq.classList.add("painting");
   }
+  /* A second finger is a pinch (the board lets the browser zoom: touch-action pinch-zoom),
+   * which cancels the pointers: the squares the first finger went over are not painted. */
+  function abandon() {
+    if (!painting) { return; }
+    painting = null;
+    document.querySelectorAll("#editor .painting").forEach(function (sq) { sq.classList.remove("painting"); });
+  }
   document.addEventListener("pointerdown", function (e) {
+    if (!e.isPrimary) { abandon(); return; }
     var sq = e.target.closest && e.target.closest("#editor [data-drag] [data-tap]");
     if (!sq) { return; }
     e.preventDefault();
@@ -286,7 +294,7 @@
     if (squares.length) { send({ squares: squares.join(";") }); }
   }
   document.addEventListener("pointerup", finish);
-  document.addEventListener("pointercancel", finish);
+  document.addEventListener("pointercancel", abandon);
 
   /* "Show why" switch: explanation overlays on or off, remembered on this phone. */
   function applyWhy() {

@@ -354,6 +354,30 @@ def drag(page: Any, row: int, cols: range) -> None:
     page.wait_for_selector(f'#editor [data-row="{row}"][data-col="{last}"][data-code="#"]')
 
 
+def test_a_pinch_on_the_meadow_board_paints_nothing(page: Any) -> None:
+    """The board lets the browser zoom with two fingers (a zoomed-in player was stuck on a
+    board that filled the screen); the first finger's squares are not painted then."""
+    start_table(page, "spring-meadow", ["Anna"], orientation="vertical")
+    board = page.locator("#editor svg.board.paints")
+    assert board.evaluate("b => getComputedStyle(b).touchAction") == "pinch-zoom"
+    pick(page, "#")
+    posts: list[str] = []
+    page.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
+    first = page.locator('#editor [data-row="5"][data-col="2"]')
+    second = page.locator('#editor [data-row="5"][data-col="3"]')
+    first.dispatch_event("pointerdown", {"isPrimary": True, "pointerId": 1, "bubbles": True})
+    second.dispatch_event("pointerdown", {"isPrimary": False, "pointerId": 2, "bubbles": True})
+    page.evaluate("document.dispatchEvent(new PointerEvent('pointercancel', {pointerId: 1}))")
+    page.evaluate("document.dispatchEvent(new PointerEvent('pointerup', {pointerId: 1}))")
+    page.wait_for_timeout(300)
+    assert not posts and page.locator("#editor .painting").count() == 0
+    assert first.get_attribute("data-code") != "#"
+    # One finger still paints.
+    first.dispatch_event("pointerdown", {"isPrimary": True, "pointerId": 3, "bubbles": True})
+    page.evaluate("document.dispatchEvent(new PointerEvent('pointerup', {pointerId: 3}))")
+    page.wait_for_selector('#editor [data-row="5"][data-col="2"][data-code="#"]')
+
+
 def test_spring_meadow_two_players_by_taps_and_drags(page: Any) -> None:
     start_table(page, "spring-meadow", ["Anna", "Boris"], orientation="vertical")
     # Anna: fill counted lines 1 and 2 (burrows count as covered), then drag across five
