@@ -77,6 +77,8 @@ def test_another_phones_edit_reaches_the_standings(
     assert shown and int(shown.group(1)) == total != 0
     assert '<div id="standings" hx-swap-oob="true">' in html
     assert 'id="player-tabs"' in html and 'hx-swap-oob="true"' in html
+    # Its tab reads "Boris, 3 points" aloud; the bare number is for the eye.
+    assert f'<span class="sr-only">, {total} points</span>' in html
     # The new #live polls from the new version, for the board shown (Anna's).
     assert "v=3" in live_url(html) and "p=0" in live_url(html)
     assert client.get(live_url(html), headers=HX).status_code == 204
