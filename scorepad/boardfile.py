@@ -202,7 +202,7 @@ def game_of(doc: Any) -> str:
         raise BoardError(
             [
                 "board file: 'game' is a game's name in quotes (a text), not a number"
-                if isinstance(game, int | float)
+                if isinstance(game, int | float) and not isinstance(game, bool)
                 else "board file: 'game' is a game's name in quotes (a text)"
             ]
         )

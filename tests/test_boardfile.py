@@ -409,8 +409,9 @@ def test_game_of() -> None:
             game_of(doc)
     with pytest.raises(BoardError, match=r"in quotes \(a text\), not a number"):
         game_of({"game": 5})
-    with pytest.raises(BoardError, match=r"'game' is a game's name in quotes \(a text\)$"):
-        game_of({"game": ["harmonies"]})
+    for doc in ({"game": ["harmonies"]}, {"game": True}):  # true is no number in JSON
+        with pytest.raises(BoardError, match=r"'game' is a game's name in quotes \(a text\)$"):
+            game_of(doc)
 
 
 def test_unique_names_accepts_distinct_names() -> None:

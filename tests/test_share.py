@@ -122,11 +122,14 @@ def test_results_card_headline_stands_alone_and_tiebreaks_are_whole():
         "Seasons",
         "Vera wins with 32 points",
     )
-    # A long tie-break is wrapped, never cut: every word of it is on the card.
+    # A long tie-break is wrapped, never cut: every word of it is on the card, within its
+    # margins as drawn (wide Cyrillic letters too).
     long = "Tie-break: tied on 30: " + "Anna ahead of Boris on cards in play (7 vs 5); " * 3
-    lines = tiebreak_lines([long, "Tie-break: short"])
-    assert " ".join(lines[:-1]).split() == long.split() and lines[-1] == "Tie-break: short"
-    assert all(len(line) <= 88 for line in lines)
+    russian = "Разрешение: ничья при счёте 30: Шахерезада — выше, чем Жозефина, " * 3
+    for text in (long, russian):
+        lines = tiebreak_lines([text, "Tie-break: short"])
+        assert " ".join(lines[:-1]).split() == text.split() and lines[-1] == "Tie-break: short"
+        assert all(font(20).getlength(line) <= 1080 - 2 * 40 for line in lines)
 
 
 def test_area_fills_colour_words_first_then_fallbacks_in_turn():

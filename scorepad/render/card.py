@@ -8,7 +8,6 @@ file it came from; hex positions come from :mod:`scorepad.hexgrid`, nothing else
 from __future__ import annotations
 
 import io
-import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from typing import Any
@@ -22,8 +21,6 @@ from scorepad.scoring import PlayerResult, Result
 
 WIDTH = 1080
 MARGIN = 40
-#: Characters of a tie-break line at 20 px (the card is 1000 px wide inside its margins).
-TIEBREAK_CHARS = 88
 TIEBREAK_LINE = 30
 INK = (34, 34, 34)
 MUTED = (110, 110, 110)
@@ -99,8 +96,20 @@ def results_card(
 
 
 def tiebreak_lines(tiebreaks: Sequence[str]) -> list[str]:
-    """The tie-breaks wrapped to the card's width, whole: a cut one hid who won it."""
-    return [line for text in tiebreaks for line in textwrap.wrap(text, TIEBREAK_CHARS)]
+    """The tie-breaks wrapped, whole, to the card's width as drawn (a cut one hid who won
+    it; Cyrillic letters are wider than Latin ones, so the width is measured)."""
+    face, room = font(20), WIDTH - 2 * MARGIN
+    lines: list[str] = []
+    for text in tiebreaks:
+        line = ""
+        for word in text.split():
+            wider = f"{line} {word}" if line else word
+            if line and face.getlength(wider) > room:
+                lines.append(line)
+                wider = word
+            line = wider
+        lines.append(line)
+    return lines
 
 
 def headline_parts(headline: str) -> tuple[str, str]:

@@ -111,6 +111,7 @@ def known_result(table_id: str, version: int) -> tuple[Result | None, list[str]]
 
 
 bp.add_app_template_global(cell_name)
+bp.add_app_template_global(is_htmx)  # a fragment's render, not a page's (nor a history restore)
 
 
 @bp.app_template_global()

@@ -166,22 +166,23 @@ def evidence(data: bytes) -> bytes:
 def board_photo(table_id: str) -> Response:
     found = access.rights_at(table_id)
     stored = db.get_table(table_id)
-    player = player_index(stored.doc, request.form.get("p"))
+    player = player_index(stored.doc, request.form.get("p"))  # the board answered with
     try:
+        player = edited_player(stored.doc, request.form.get("p"))  # never another one's
         require_editable(found, stored, player)
         engine, board_kit = game_and_kit(stored)
         reader = photo_kit(board_kit)
         if reader is None:
             raise PhotoRefused(gettext("Photos cannot be read for this game."))
         try:
-            edited_player(stored.doc, request.form.get("p"))  # never another player's board
             refuse_edit(board_kit, stored.meta)  # before the photo is read
         except EditRefused as err:
             raise PhotoRefused(str(err)) from None
         data = upload()
         result = recognise(data, stored.game, **reader.photo_hints(stored.doc, player))
-    except PhotoRefused as err:
-        return render_editor(stored, player, str(err), err.status, rights=found)
+    except (PhotoRefused, EditRefused) as err:
+        status = err.status if isinstance(err, PhotoRefused) else 422
+        return render_editor(stored, player, str(err), status, rights=found)
     except access.Forbidden as err:
         return render_editor(stored, player, str(err), 403, rights=found)
     seen = request.form.get("v")

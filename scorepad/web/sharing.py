@@ -61,7 +61,9 @@ def _versioned(resp: Response, stored: db.StoredTable) -> Response:
     """Cheap repeats: the same table version, in the same language, is the same file
     (``304`` on revalidation)."""
     versioned(resp, stored.version).make_conditional(request)  # a 304 when it can be
-    if resp.status_code == 412:  # If-Match named another version: say so, not the file
+    if resp.status_code == 412 and request.headers.get("If-Match", "").strip() == "*":
+        resp.status_code = 200  # "*" matches any version (werkzeug's is_strong ignores it)
+    elif resp.status_code == 412:  # If-Match named another version: say so, not the file
         return error_page(
             412,
             gettext("This table has changed"),

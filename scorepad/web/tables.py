@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from typing import Any
 
 from flask import Blueprint, Response, make_response, request
@@ -269,18 +269,18 @@ def check(table_id: str) -> Response:
         seat = access.rights(stored).seat
         chosen = None if seat is None else str(seat)
     here = player_index(stored.doc, chosen)
-    sheets = paper_sheets(source, here, len(stored.doc["players"]))
+    shown = game.categories_of(result)  # the rows the results show (a solo game's own)
+    sheets = paper_sheets(source, here, len(stored.doc["players"]), {*shown, "total"})
     switched = source.get("to")  # a player's tab, carrying what was typed for the others
     player = here if switched is None else player_index(stored.doc, switched)
     lines = sheets.pop(player, {})
-    shown = game.categories_of(result)  # the rows the results show (a solo game's own)
     app = result.players[player]
     rows = [paper_row(lines, key, label, app.categories[key]) for key, label in shown.items()]
     total = paper_row(lines, "total", "Total", app.total)
     message = next((r["refused"] for r in [*rows, total] if r["refused"]), None)
     # The category whose evidence is outlined: the one asked for, unless the paper now
-    # agrees on it (Enter in a corrected box sends the old difference button), else the
-    # first to differ.
+    # agrees on it (an old page's Enter sent the first difference button), else the first
+    # to differ.
     asked = source.get("focus") if switched is None else None
     agreed = {str(r["key"]) for r in rows if r["diff"] == 0}
     focus = asked if asked in shown and asked not in agreed else None
@@ -315,27 +315,39 @@ PAPER_CHARS = 20
 _KEPT = re.compile(r"keep_(\d{1,3})_(\w{1,40})")
 
 
-def paper_sheets(source: Mapping[str, str], here: int, count: int) -> dict[int, dict[str, str]]:
+def paper_sheets(
+    source: Mapping[str, str], here: int, count: int, keys: Set[str]
+) -> dict[int, dict[str, str]]:
     """Every player's typed paper lines, as ``{player: {"cat_<key>": text}}``: the player on
     screen (``here``) types into ``cat_<key>``; the other players' lines ride along in hidden
     ``keep_<player>_<key>`` fields, so switching between players' tabs loses nothing typed.
-    Fields of players the table does not have are dropped."""
+    Only the check's lines (``keys``) of the table's players are read, and a line longer
+    than any score is cut (:func:`_cut`): nothing else is echoed back."""
     sheets: dict[int, dict[str, str]] = {}
-    for name in source:
-        if (kept := _KEPT.fullmatch(name)) and (index := int(kept[1])) < count and index != here:
-            sheets.setdefault(index, {})[f"cat_{kept[2]}"] = source[name][:PAPER_CHARS]
-        elif name.startswith("cat_"):
-            sheets.setdefault(here, {})[name] = source[name]
+    for name, text in source.items():
+        if (kept := _KEPT.fullmatch(name)) and kept[2] in keys:
+            index, key = int(kept[1]), kept[2]
+            if index < count and index != here:
+                sheets.setdefault(index, {})[f"cat_{key}"] = _cut(text)
+        elif name.startswith("cat_") and name.removeprefix("cat_") in keys:
+            sheets.setdefault(here, {})[name] = _cut(text)
     return sheets
+
+
+def _cut(text: str) -> str:
+    """A typed line as kept: at most ``PAPER_CHARS``, and a longer one marked cut ("…"),
+    so that it is still refused as no number rather than read as its first digits."""
+    text = text.strip()
+    return text if len(text) <= PAPER_CHARS else text[: PAPER_CHARS - 1] + "…"
 
 
 def kept_fields(sheets: Mapping[int, Mapping[str, str]]) -> list[tuple[str, str]]:
     """The hidden fields that carry the players not on screen (``paper_sheets`` reads them)."""
     return [
-        (f"keep_{index}_{name.removeprefix('cat_')}", text.strip())
+        (f"keep_{index}_{name.removeprefix('cat_')}", text)
         for index, lines in sorted(sheets.items())
         for name, text in lines.items()
-        if text.strip()
+        if text
     ]
 
 
@@ -355,7 +367,7 @@ def paper_row(source: Mapping[str, str], key: str, label: str, app: int) -> dict
     return {
         "key": key,
         "label": label,
-        "raw": raw if paper is not None else raw[:PAPER_CHARS],  # a refusal echoes no essay
+        "raw": raw,  # cut already (paper_sheets): a refusal echoes no essay
         "paper": paper,
         "app": app,
         "diff": None if paper is None else paper - app,

@@ -257,6 +257,14 @@ class Words:
         found = text if self.english else str(self.translations.ugettext(text))
         return found % variables if variables else found
 
+    def ngettext(self, singular: str, plural: str, num: int, **variables: Any) -> str:
+        """The form for ``num`` (its size: -2 takes the form of 2), which it fills in."""
+        if self.english:
+            found = singular if abs(num) == 1 else plural
+        else:
+            found = str(self.translations.ungettext(singular, plural, abs(num)))
+        return found % {"num": num, **variables}
+
     def term(self, text: str | None, context: str | None = None) -> str:
         if not text or self.english:
             return text or ""

@@ -69,6 +69,11 @@ def test_harmonies_stacks_build_and_illegal_stacks_are_refused(
     assert message(resp) == "Blue cannot go on green: nothing may lie on green."
     assert stored_doc(app, harmonies)["players"][0]["cells"][1]["stack"] == ["green"]
     assert stored_doc(app, harmonies)["players"][0]["cells"][0] == before["players"][0]["cells"][0]
+    # A screen reader hears each tree's points, which the board draws as a bare number:
+    # brown-brown-green is a tree of 3 tokens (7 points), a lone green 1.
+    html = client.get(f"/t/{harmonies}?p=0").get_data(as_text=True)
+    assert re.search(r'aria-label="[^"]*: brown-brown-green, from the bottom up; 7 points"', html)
+    assert re.search(r'aria-label="[^"]*: green; 1 point"', html)
 
 
 def test_harmonies_remove_top_and_cube(app: Flask, client: FlaskClient, harmonies: str) -> None:
@@ -800,6 +805,8 @@ def test_seasons_cards_by_name(app: Flask, client: FlaskClient, seasons: str) ->
     page = client.get(f"/t/{seasons}/search?q=lantern&p=0").get_data(as_text=True)
     assert page.startswith("<!doctype html>") and "Lantern of Xidit" in page
     assert page.count('id="card-count"') == 1 and 'role="status">2 cards found</p>' in page
+    many = client.get(f"/t/{seasons}/search?q=of&p=0", headers=HX).get_data(as_text=True)
+    assert many.count("<li>") == 12 and "12 or more cards found: type more letters" in many
     card_id = int(re.search(r'"card": "(\d+)"', html).group(1))  # type: ignore[union-attr]
     assert field(client, seasons, p=1, action="add_card", card=card_id).status_code == 200
     assert field(client, seasons, p=1, action="add_card", card=99999).status_code == 422

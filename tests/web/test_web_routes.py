@@ -470,6 +470,12 @@ def test_check_paper_sheet_shows_differences(
     assert re.search(r'class="cell marked"[^>]*aria-label="[^"]*; no sheep: −5 \(outlined', html)
     assert re.search(r'aria-label="column 2, hex 2 from the top: mountain; 0 points"', html)
     assert '<g class="why" aria-hidden="true">' in html
+    # A sheep names the house it is paired with, and the house the sheep.
+    tap(client, table_id, p=0, tool="sheep", q=0, r=1)
+    html = client.get(f"/t/{table_id}?p=0").get_data(as_text=True)
+    first, second = "column 1, hex 1 from the top", "column 1, hex 2 from the top"
+    assert f"sheep; paired with the house at {first} (adjacent)" in html
+    assert f"house; paired with the sheep at {second} (adjacent)" in html
     bad = client.post(f"/t/{table_id}/check", data={"p": "0", "cat_mountains": "lots"}, headers=HX)
     assert bad.status_code == 422 and "whole number" in bad.get_data(as_text=True)
 
@@ -545,6 +551,14 @@ def test_check_tabs_keep_what_was_typed_for_every_player(
     html = client.post(f"/t/{table_id}/check", data=form, headers=HX).get_data(as_text=True)
     assert 'name="keep_1_mountains" value="4"' in html and "keep_9" not in html
     assert "keep_0" not in html  # the sheet on screen is in its own boxes, not kept twice
+    # Only the check's lines are kept, and none longer than a score (cut, still refused).
+    odd = {"p": "0", "to": "1", "cat_total": "0" * 30 + "5", 'cat_"><x': "1"}
+    html = client.get(f"/t/{table_id}/check", query_string=odd, headers=HX).get_data(as_text=True)
+    assert f'name="keep_0_total" value="{"0" * 19}…"' in html and "keep_0_&#34;" not in html
+    html = client.get(
+        f"/t/{table_id}/check", query_string={"p": "1", "to": "0", "keep_0_total": "0" * 19 + "…"}
+    ).get_data(as_text=True)
+    assert "Total: write the number" in html
 
 
 @pytest.mark.parametrize("game", sorted(games.available()))

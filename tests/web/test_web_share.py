@@ -116,6 +116,8 @@ def test_png_results_card(
         stale = client.get(f"/t/{table_id}/{route}", headers={"If-Match": resp.headers["ETag"]})
         assert stale.status_code == 412 and stale.mimetype == "text/html"
         assert "another version of this table" in stale.get_data(as_text=True)
+        star = client.get(f"/t/{table_id}/{route}", headers={"If-Match": "*"})
+        assert star.status_code == 200 and star.mimetype != "text/html"
 
 
 def test_nothing_to_share_from_an_unscorable_table(app: Flask, client: FlaskClient) -> None:

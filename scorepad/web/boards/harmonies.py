@@ -296,6 +296,9 @@ def board(
     held = {a["card"] for a in animals} | set(_cards_held_elsewhere(doc, player))
     spirits_held = _spirits_held_elsewhere(doc, player)
     labels = {(h.q, h.r): str(c["label"]) for h, c in zip(hexes, cells, strict=True)}
+    notes = _score_notes(w, details)  # after the list of cells to check: for screen readers
+    for h, c in zip(hexes, cells, strict=True):
+        c["label"] = str(c["label"]) + notes.get((h.q, h.r), "")
     doubtful = doubts.flagged(meta, player)
     return {
         "doubtful": doubtful,
@@ -379,6 +382,21 @@ def _cell_label(w: Words, place: str, stack: list[str], cube: bool) -> str:
 def _at(cv: Any, hx: list[int]) -> tuple[float, float]:
     x, y = cv.center(Hex(hx[0], hx[1]))
     return x, y
+
+
+def _score_notes(w: Words, details: Mapping[str, Any]) -> dict[tuple[int, int], str]:
+    """What the explanation layer draws on a hex (hidden from screen readers: its bare
+    numbers mean nothing read alone), said in the hex's name instead: the points of a tree,
+    mountain or building, and the island a hex belongs to (side B)."""
+    notes: dict[tuple[int, int], str] = {}
+    for key in ("trees", "mountains", "buildings"):
+        for item in details.get(key, []):
+            points = item["points"]
+            notes[tuple(item["hex"])] = w.ngettext("; %(num)d point", "; %(num)d points", points)
+    for n, island in enumerate(details.get("islands", []), start=1):
+        for q, r in island["hexes"]:
+            notes[(q, r)] = notes.get((q, r), "") + w.gettext("; island I%(n)s", n=n)
+    return notes
 
 
 def explain(cv: Any, details: Mapping[str, Any]) -> dict[str, Any]:

@@ -128,7 +128,9 @@ def search(query: str) -> list[dict[str, Any]]:
     """Cards whose names match what the player typed (a few letters are enough)."""
     if len(query.strip()) < 2:
         return []
-    found = ss.search_cards(query, limit=13)  # a Replica is a count, not a card to add
+    # At most 12 shown (the templates then say "12 or more"); a Replica is a count (its
+    # own field), not a card to add.
+    found = ss.search_cards(query, limit=13)
     return [c.to_json() for c in found if c.id != REPLICA][:12]
 
 

@@ -10,7 +10,7 @@ ringed, each mountain's points, and the areas this player took.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Set
+from collections.abc import Callable, Mapping, Set
 from typing import Any
 
 from flask_babel import gettext, ngettext  # type: ignore[import-untyped]
@@ -322,12 +322,12 @@ def board(
         )
     details = result.players[player].details if result else {}
     why = explain(cv, sheet, details)
-    notes = _score_notes(details)
+    labels = {(c["q"], c["r"]): c["label"] for c in cells}  # the list of cells to check
+    notes = _score_notes(w, details, lambda h: place_name(w, places, h))
     for c in cells:
         c["label"] += notes.get((c["q"], c["r"]), "")
     marked = evidence(why, highlight)
     doubtful = doubts.flagged(meta, player)
-    labels = {(c["q"], c["r"]): c["label"] for c in cells}
     return {
         "doubts": doubts.listed(meta, player, labels),
         "canvas": cv,
@@ -356,14 +356,26 @@ def rules_context(options: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _score_notes(details: Mapping[str, Any]) -> dict[tuple[int, int], str]:
-    """What the explanation layer draws on a hex (hidden from screen readers, as its bare
-    numbers mean nothing read alone), said in the hex's name instead: a house without
-    sheep's -5, a mountain's points (rules digest B and D)."""
-    notes = {(q, r): str(gettext("; no sheep: −5")) for q, r in details.get("unpaired_houses", [])}
+def _score_notes(
+    w: Words, details: Mapping[str, Any], place: Callable[[Hex], str]
+) -> dict[tuple[int, int], str]:
+    """What the explanation layer draws on a hex (hidden from screen readers: its bare
+    numbers and lines mean nothing read alone), said in the hex's name instead: which house
+    a sheep is paired with and how, a house without sheep's -5, a mountain's points (rules
+    digest A, B and D)."""
+    notes: dict[tuple[int, int], str] = {}
+    for pair in details.get("pairs", []):
+        house, sheep, via = Hex(*pair["house"]), Hex(*pair["sheep"]), w.term(pair.get("via", ""))
+        notes[sheep] = w.gettext(
+            "; paired with the house at %(place)s (%(via)s)", place=place(house), via=via
+        )
+        notes[house] = w.gettext(
+            "; paired with the sheep at %(place)s (%(via)s)", place=place(sheep), via=via
+        )
+    for q, r in details.get("unpaired_houses", []):
+        notes[(q, r)] = w.gettext("; no sheep: −5")
     for m in details.get("mountains", []):
-        n = m["points"]
-        notes[tuple(m["hex"])] = str(ngettext("; %(num)d point", "; %(num)d points", n))
+        notes[tuple(m["hex"])] = w.ngettext("; %(num)d point", "; %(num)d points", m["points"])
     return notes
 
 
