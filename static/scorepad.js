@@ -482,6 +482,31 @@
     el.focus({ preventScroll: true });
   });
 
+  /* A field's value refused (422: "Bonuses used: at most 3"): the editor comes back with the
+   * stored value, and what was typed would be gone. It is put back in its field, marked
+   * invalid and described by the message, with the focus, so that it is corrected there. */
+  var refusedField = null, changedField = null;
+  document.addEventListener("change", function (e) {
+    var field = e.target;
+    var typed = field.matches && field.matches("#editor form[hx-trigger=change] input:not([type=hidden]):not([type=checkbox])");
+    changedField = typed ? { name: field.name, value: field.value } : null;
+  });
+  document.addEventListener("htmx:beforeSwap", function (e) {
+    var d = e.detail, path = d.requestConfig ? d.requestConfig.path || "" : "";
+    refusedField = d.xhr && d.xhr.status === 422 && /\/field$/.test(path) ? changedField : null;
+  });
+  document.addEventListener("htmx:afterSettle", function () {
+    var was = refusedField;
+    refusedField = changedField = null; /* answered: a later refusal is another field's */
+    var ed = editor();
+    var field = was && ed && ed.querySelector("input" + attr("name", was.name));
+    if (!field) { return; }
+    field.value = was.value;
+    field.setAttribute("aria-invalid", "true");
+    if (document.getElementById("editor-message")) { field.setAttribute("aria-describedby", "editor-message"); }
+    field.focus({ preventScroll: true });
+  });
+
   /* Times are written in UTC by the server; the phone shows them in its own time zone,
    * in the page's language (`data-clock`: the time of day only). */
   function localTimes(root) {

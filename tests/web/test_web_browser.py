@@ -454,6 +454,17 @@ def test_seasons_two_players(page: Any) -> None:
     page.fill("#counts input[name=energy_in_reserve]", "2")
     page.press("#counts input[name=energy_in_reserve]", "Tab")
     page.wait_for_selector("#counts input[name=energy_in_reserve][value='2']")
+    # A value refused stays in its field, marked, with the focus, until it is corrected.
+    page.fill("#counts input[name=bonuses_used]", "7")
+    page.press("#counts input[name=bonuses_used]", "Tab")
+    page.wait_for_selector("#editor-message")
+    bonuses = page.locator("#counts input[name=bonuses_used]")
+    page.wait_for_function("document.activeElement.name === 'bonuses_used'")
+    assert bonuses.input_value() == "7" and bonuses.get_attribute("aria-invalid") == "true"
+    assert bonuses.get_attribute("value") == "0"  # stored: nothing changed
+    page.fill("#counts input[name=bonuses_used]", "0")
+    page.press("#counts input[name=bonuses_used]", "Tab")
+    page.wait_for_selector("#counts input[name=bonuses_used]:not([aria-invalid])")
     page.fill("input[name=q]", "lantern")
     page.click("#search-matches button:has-text('Add')")
     page.wait_for_selector("#cards-in-play li[data-card]")
