@@ -16,7 +16,7 @@ from scorepad.share import labels, pins_of, to_csv
 from scorepad.web import db
 from scorepad.web.editor import decided, table_result
 from scorepad.web.htmx import error_page, holds_version, versioned
-from scorepad.web.vocab import recap, sentence, term, words
+from scorepad.web.vocab import headline, recap, term, tiebreak_line, words
 
 bp = Blueprint("sharing", __name__)
 
@@ -109,8 +109,8 @@ def card(table_id: str) -> Response:
     result = _result(stored)
     if result is None:
         return _unscorable()
-    tiebreaks = [str(gettext("Tie-break: %(why)s", why=sentence(t))) for t in result.tiebreaks]
-    head = recap(result, decided(stored, result)).splitlines()[0]
+    tiebreaks = [tiebreak_line(t) for t in result.tiebreaks]
+    head = headline(result, decided(stored, result))
     card_png = results_card(result, stored.doc, _labels(result), head, tiebreaks)
     resp = make_response(card_png)
     resp.mimetype = "image/png"

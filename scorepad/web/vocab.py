@@ -706,26 +706,34 @@ def joined(names: Sequence[str]) -> str:
     return str(gettext("%(names)s and %(last)s", names=", ".join(names[:-1]), last=names[-1]))
 
 
-def recap(result: Result, final: bool = True) -> str:
-    """:func:`scorepad.share.recap` in the player's language (the same lines, translated)."""
+def headline(result: Result, final: bool = True) -> str:
+    """:func:`scorepad.share.headline` in the player's language."""
     if _english():
-        return share.recap(result, final)
+        return share.headline(result, final)
     game = games.get(result.game)
     solo = len(result.players) == 1
     if not (solo or final or result.anything_scored):
-        head = gettext("%(game)s: no points yet", game=term(game.title))
-    else:
-        key = (solo, len(result.winners) > 1 and not solo, final or solo)
-        head = gettext(
+        return str(gettext("%(game)s: no points yet", game=term(game.title)))
+    key = (solo, len(result.winners) > 1 and not solo, final or solo)
+    return str(
+        gettext(
             _HEADLINES[key],
             game=term(game.title),
             names=joined(result.winners),
             points=max(p.total for p in result.players),
         )
+    )
+
+
+def tiebreak_line(why: str) -> str:
+    """One tie-break as the recap and the card say it: "Tie-break: ..." translated."""
+    return str(gettext("Tie-break: %(why)s", why=sentence(why)))
+
+
+def recap(result: Result, final: bool = True) -> str:
+    """:func:`scorepad.share.recap` in the player's language (the same lines, translated)."""
+    if _english():
+        return share.recap(result, final)
     return share.recap(
-        result,
-        final,
-        head=str(head),
-        term=term,
-        tiebreak=lambda t: str(gettext("Tie-break: %(why)s", why=sentence(t))),
+        result, final, head=headline(result, final), term=term, tiebreak=tiebreak_line
     )
