@@ -166,7 +166,7 @@ def evidence(data: bytes) -> bytes:
 def board_photo(table_id: str) -> Response:
     found = access.rights_at(table_id)
     stored = db.get_table(table_id)
-    player = player_index(stored.doc, request.form.get("p"))  # the board answered with
+    player = player_index(stored.doc, request.form.get("p"))  # the board a refusal shows
     try:
         player = edited_player(stored.doc, request.form.get("p"))  # never another one's
         require_editable(found, stored, player)
