@@ -30,17 +30,18 @@ def pins_of(result: Result) -> Mapping[str, int]:
     return pins
 
 
-def to_csv(result: Result, names: Mapping[str, str] | None = None) -> str:
+def to_csv(result: Result, names: Mapping[str, str] | None = None, delimiter: str = ",") -> str:
     """One row per player in seating order: rank (none for a player alone, as the results
     show none), name, every category, total, and the pins of a game won on them.
 
     ``names`` replaces the English column labels of :func:`labels` (the web app passes them
-    in the player's language).
+    in the player's language), ``delimiter`` the comma (spreadsheets set to a language
+    whose decimal mark is the comma, Russian and Ukrainian among them, split on ";").
     """
     shown = games.get(result.game).categories_of(result)
     label = {**labels(result), **(names or {})}
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = csv.writer(out, lineterminator="\n", delimiter=delimiter)
     pins = pins_of(result)
     ranked = len(result.players) > 1
     writer.writerow([*([label["rank"]] if ranked else []), label["player"],

@@ -81,7 +81,9 @@ def csv(table_id: str) -> Response:
     if result is None:
         return _unscorable()
     # A byte-order mark, so spreadsheets read the players' names (often Cyrillic) as UTF-8.
-    resp = make_response("\ufeff" + to_csv(result, _labels(result)))
+    # In Russian and Ukrainian spreadsheets a comma is the decimal mark and ";" splits columns.
+    delimiter = "," if words().english else ";"
+    resp = make_response("\ufeff" + to_csv(result, _labels(result), delimiter))
     resp.mimetype = "text/csv"  # text types get "; charset=utf-8"
     resp.headers["Content-Disposition"] = f'attachment; filename="{_filename(stored, "csv")}"'
     return _versioned(resp, stored)

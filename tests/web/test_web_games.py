@@ -644,8 +644,8 @@ def test_a_spring_meadow_game_won_on_pins_shares_them(
     ru = {"Accept-Language": "ru"}
     sheet = client.get(f"/t/{meadow}/results.csv", headers=ru).get_data(as_text=True)
     head, anna = sheet.lstrip("\ufeff").splitlines()[:2]  # the BOM tells Excel UTF-8
-    assert head.startswith("Место (по булавкам),") and head.endswith(",Булавки")
-    assert anna.endswith(",2")
+    assert head.startswith("Место (по булавкам);") and head.endswith(";Булавки")  # ru: ";"
+    assert anna.endswith(";2")
     recap = client.get(f"/t/{meadow}/recap.txt", headers=ru).get_data(as_text=True)
     assert any(line.startswith("Булавки: ") for line in recap.splitlines())
     html = client.get(f"/t/{meadow}/results").get_data(as_text=True)  # decided, not finished

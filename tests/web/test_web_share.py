@@ -51,7 +51,8 @@ def test_csv_download(app: Flask, client: FlaskClient, table_id: str) -> None:
         assert (int(row[0]), int(row[-1])) == (p.rank, p.total)
     assert rows[1][1] == "Анна" and int(rows[1][2]) == 3  # Anna's house with its sheep
     russian = client.get(f"/t/{table_id}/results.csv", headers={"Accept-Language": "ru"})
-    header = next(csv.reader(io.StringIO(russian.data.decode("utf-8").removeprefix("\ufeff"))))
+    text = russian.data.decode("utf-8").removeprefix("\ufeff")
+    header = next(csv.reader(io.StringIO(text), delimiter=";"))  # a Russian Excel's columns
     assert header[:2] == ["Место", "Игрок"] and header[-1] == "Итого"
     assert header[2].endswith("Дома с овцами")
 
