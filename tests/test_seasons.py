@@ -374,7 +374,7 @@ def test_the_table_has_one_to_four_unique_players() -> None:
     assert problems() == ["players: a table needs at least one player"]
     too_many = doc({}, {}, {}, {})
     too_many["players"].append({"name": "Eva", "crystals": 0})
-    with pytest.raises(BoardError, match="5 players"):
+    with pytest.raises(BoardError, match=r"5 players; Seasons is for 2 to 4 \(one player is"):
         seasons.parse(too_many)
     same = doc({}, {})
     same["players"][1]["name"] = "Anna"

@@ -204,7 +204,10 @@ def parse(doc: Any) -> Table:
     if not model.players:  # one player is scored, with a warning (score)
         problems.append("players: a table needs at least one player")
     elif len(model.players) > MAX_PLAYERS:
-        problems.append(f"players: {len(model.players)} players; Seasons is for 2 to 4")
+        problems.append(
+            f"players: {len(model.players)} players; Seasons is for 2 to {MAX_PLAYERS} "
+            "(one player is scored alone)"
+        )
     for p in model.players:
         problems += _player_problems(p)
     problems += _copies_problems(model.players)

@@ -537,6 +537,7 @@ SENTENCES = (
     N_("%(key)s belongs to a rail, not to an empty hex"),
     N_("a table needs at least one player"),
     N_("%(n)s players; %(game)s is for %(lo)s to %(hi)s"),
+    N_("%(n)s players; %(game)s is for %(lo)s to %(hi)s (one player is scored alone)"),
     N_("%(game)s is played by %(lo)s to %(hi)s players, not %(n)s"),
     N_("hexes %(hexes)s are not on board side %(side)s (%(n)s hexes in columns of %(columns)s)"),
     N_("board side %(side)s is missing hexes %(hexes)s"),
