@@ -493,11 +493,13 @@
   });
   document.addEventListener("htmx:beforeSwap", function (e) {
     var d = e.detail, path = d.requestConfig ? d.requestConfig.path || "" : "";
-    refusedField = d.xhr && d.xhr.status === 422 && /\/field$/.test(path) ? changedField : null;
+    if (!/\/field$/.test(path)) { return; } /* a poll, a tap: not the field's answer */
+    refusedField = d.xhr && d.xhr.status === 422 ? changedField : null;
+    changedField = null; /* answered: a later refusal is another field's */
   });
   document.addEventListener("htmx:afterSettle", function () {
     var was = refusedField;
-    refusedField = changedField = null; /* answered: a later refusal is another field's */
+    refusedField = null;
     var ed = editor();
     var field = was && ed && ed.querySelector("input" + attr("name", was.name));
     if (!field) { return; }
