@@ -409,7 +409,10 @@ def test_game_of() -> None:
             game_of(doc)
     with pytest.raises(BoardError, match=r"in quotes \(a text\), not a number"):
         game_of({"game": 5})
-    for doc in ({"game": ["harmonies"]}, {"game": True}):  # true is no number in JSON
+    for number in (0, 5.5):  # not taken for a missing game, nor a float for no number
+        with pytest.raises(BoardError, match=r"in quotes \(a text\), not a number"):
+            game_of({"game": number})
+    for doc in ({"game": ["harmonies"]}, {"game": True}, {"game": False}, {"game": []}):
         with pytest.raises(BoardError, match=r"'game' is a game's name in quotes \(a text\)$"):
             game_of(doc)
 

@@ -122,6 +122,7 @@ def test_results_card_headline_stands_alone_and_tiebreaks_are_whole():
         "Seasons",
         "Vera wins with 32 points",
     )
+    assert headline_parts("Vera wins") == ("", "Vera wins")  # no game named: all is who
     # A long tie-break is wrapped, never cut: every word of it is on the card, within its
     # margins as drawn (wide Cyrillic letters too).
     long = "Tie-break: tied on 30: " + "Anna ahead of Boris on cards in play (7 vs 5); " * 3
@@ -130,6 +131,11 @@ def test_results_card_headline_stands_alone_and_tiebreaks_are_whole():
         lines = tiebreak_lines([text, "Tie-break: short"])
         assert " ".join(lines[:-1]).split() == text.split() and lines[-1] == "Tie-break: short"
         assert all(font(20).getlength(line) <= 1080 - 2 * 40 for line in lines)
+    # The card grows by the wrapped lines (none cut off its bottom edge).
+    doc, result = example("seasons")
+    plain = Image.open(io.BytesIO(results_card(result, doc, tiebreaks=[])))
+    wrapped = Image.open(io.BytesIO(results_card(result, doc, tiebreaks=[russian] * 3)))
+    assert wrapped.height - plain.height >= 30 * len(tiebreak_lines([russian] * 3))
 
 
 def test_area_fills_colour_words_first_then_fallbacks_in_turn():

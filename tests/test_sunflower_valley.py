@@ -486,6 +486,10 @@ def test_a_hex_far_from_the_sheet_is_a_mistyped_coordinate():
     ]
     cells[-1].update(q=10**14, r=-(10**14))  # far along q and r, s unchanged
     assert "lie 100000000000000 hexes apart" in problems(doc)[0]
+    # Each axis on its own: q alone, r alone, s alone (q + r = 31 with both under 30).
+    for q, r in ((31, -15), (-15, 31), (15, 16)):
+        cells[-1].update(q=q, r=r)
+        assert "lie 31 hexes apart" in problems(doc)[0], (q, r)
 
 
 def test_duplicate_cell():

@@ -340,11 +340,11 @@ def layout_warning(result: Mapping[str, Any]) -> str:
 @bp.post("/t/<table_id>/photo/checked")
 def mark_checked(table_id: str) -> Response:
     """The player looked at one outlined cell (``a``, ``b``), or at all of them."""
-    named = request.form.get("a", "") + request.form.get("b", "")
+    named = "a" in request.form or "b" in request.form  # one cell, else "All checked"
     one = tapped_cells({"q": request.form.get("a", ""), "r": request.form.get("b", "")})
 
     def look(_kit: Any, stored: db.StoredTable, player: int) -> tuple[Any, Any]:
-        if named.strip() and not one:  # a cell that is none is not "all of them"
+        if named and not one:  # a cell that is none is not "all of them"
             raise EditRefused(gettext("That cell is not on the board: nothing was marked."))
         meta = checked(stored.meta, player, one or None)
         left = len(photo_of(meta, player).get("check", []))

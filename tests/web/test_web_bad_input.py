@@ -102,6 +102,10 @@ def test_a_change_no_field_knows_is_named_and_refused(
     resp = client.post(f"/t/{table_id}/field", data={"p": "0", "action": "bogus"}, headers=HX)
     assert resp.status_code == 422
     assert "does not know the change “bogus”" in resp.get_data(as_text=True)
+    long = client.post(f"/t/{table_id}/field", data={"p": "0", "action": "x" * 100}, headers=HX)
+    assert f"the change “{'x' * 40}”" in long.get_data(as_text=True)  # named, not echoed whole
+    blank = client.post(f"/t/{table_id}/field", data={"p": "0", "action": "  "}, headers=HX)
+    assert blank.status_code == 422 and "the change “—”" in blank.get_data(as_text=True)
     with app.app_context():
         assert db.get_table(table_id).version == before
 
@@ -113,7 +117,8 @@ def test_a_step_naming_no_version_is_refused(app: Flask, client: FlaskClient) ->
         resp = client.post(f"/t/{table_id}/undo", data={"p": "0", "tv": tv}, headers=HX)
         assert resp.status_code == 422 and "names no version" in resp.get_data(as_text=True)
     assert stored_doc(app, table_id)["players"][0]["cells"] != []
-    assert client.post(f"/t/{table_id}/undo", data={"p": "0"}, headers=HX).status_code == 200
+    blank = {"p": "0", "tv": " "}  # blank is no version sent (no JavaScript), not a bad one
+    assert client.post(f"/t/{table_id}/undo", data=blank, headers=HX).status_code == 200
 
 
 def test_a_nul_in_an_address_is_not_found(client: FlaskClient) -> None:

@@ -13,6 +13,7 @@ from webhelpers import HX, SV_FORM, engine_result, new_table, stored_doc, tap
 from scorepad.games import harmonies as hm
 from scorepad.games import spring_meadow as sm
 from scorepad.games.seasons_cards import BESPELLED_GRIMOIRE, JEWEL_OF_THE_ANCIENTS
+from scorepad.hexgrid import column_places
 from scorepad.web import db
 from scorepad.web.boards import EditRefused
 from scorepad.web.boards.harmonies import evidence as hm_evidence
@@ -37,6 +38,26 @@ def message(resp: object) -> str:
 @pytest.fixture
 def harmonies(client: FlaskClient) -> str:
     return new_table(client, {"game": "harmonies", "side": "A"}, ["Anna", "Boris"])
+
+
+def test_harmonies_cells_name_their_place_stack_points_and_island(
+    app: Flask, client: FlaskClient
+) -> None:
+    # Side B: a brown-green tree (2 tokens) and a grey mountain, each its own island of land
+    # among blue; a screen reader hears where, what, the points and the island.
+    table_id = new_table(client, {"game": "harmonies", "side": "B"}, ["Anna"])
+    first = hm.board_hexes("B")[0]
+    places = column_places(hm.board_hexes("B"))
+    for tool in ("brown", "green"):
+        tap(client, table_id, p=0, tool=tool, q=first.q, r=first.r)
+    html = client.get(f"/t/{table_id}?p=0").get_data(as_text=True)
+    col, n = places[first]
+    label = re.search(rf'data-q="{first.q}" data-r="{first.r}"[^>]*aria-label="([^"]*)"', html)
+    assert label, html[:300]
+    assert label[1].startswith(
+        f"column {col}, hex {n} from the top: brown-green, from the bottom up"
+    )
+    assert "; 3 points" in label[1] and "; island I1" in label[1]
 
 
 @pytest.mark.parametrize(("side", "hexes"), [("A", 23), ("B", 25)])

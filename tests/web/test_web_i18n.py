@@ -343,6 +343,32 @@ def russian(app: Flask) -> Iterator[None]:
         yield
 
 
+def test_headlines_tiebreaks_and_plurals_in_russian(app: Flask) -> None:
+    example = json.loads((EXAMPLES / "sunflower-valley.json").read_text())
+    result = games.score_text(json.dumps(example))  # Vera 32 over Anna 32 on sunflowers
+    alone = games.score_text(json.dumps({**example, "players": example["players"][:1]}))
+    nobody = games.score_text(
+        json.dumps({"game": "seasons", "players": [{"name": n, "crystals": 0} for n in "AB"]})
+    )
+    with app.test_request_context(headers={"Accept-Language": "ru"}):
+        assert vocab.headline(result, False) == "Солнечная долина: лидирует Vera, очков: 32"
+        assert vocab.headline(result, True) == "Солнечная долина: побеждает Vera, очков: 32"
+        assert vocab.headline(alone, False) == "Солнечная долина: Anna набирает очков: 43 (соло)"
+        assert vocab.headline(nobody, False) == "Сезоны: очков пока нет"
+        assert vocab.tiebreak_line(result.tiebreaks[0]).startswith(
+            "Разрешение: ничья при счёте 32: Vera — выше, чем Anna, по показателю"
+        )
+        recap = vocab.recap(result, False)
+        assert recap.startswith("Солнечная долина: лидирует") and "— выше, чем" in recap
+        words = vocab.words()  # a negative number takes the form of its size
+        assert words.ngettext("%(num)d point", "%(num)d points", -2) == "-2 очка"
+        assert words.ngettext("%(num)d point", "%(num)d points", -1) == "-1 очко"
+        assert vocab.joined(["A", "B", "C"]) == "A, B и C" and vocab.joined(["A"]) == "A"
+    with app.test_request_context():
+        assert vocab.words().ngettext("%(num)d point", "%(num)d points", -1) == "-1 point"
+        assert vocab.headline(result, False) == "Sunflower Valley: Vera leads with 32 points"
+
+
 def test_every_engine_term_has_a_translation(russian: None) -> None:
     terms = [label for name in games.available() for label in games.get(name).categories.values()]
     terms += [g.title for g in (games.get(n) for n in games.available())]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from flask import Flask
 from flask.testing import FlaskClient
 from webhelpers import HX, SV_FORM, new_table, stored_doc
@@ -68,6 +70,9 @@ def test_paint_a_sheet_layout_and_use_it(app: Flask, client: FlaskClient) -> Non
     assert "area blue has 6 hexes" in html
     html = paint(client, layout_id, tool="eraser", q=6, r=-3).get_data(as_text=True)
     assert 'id="layout-ready"' in html
+    # A screen reader finds each hex by its column and place, painted or not.
+    assert re.search(r'aria-label="column \d+, hex \d+ from the top: not on the sheet"', html)
+    assert 'aria-label="column 1, hex 1 from the top: blue"' in html
     cells = layout_data(app, layout_id)["cells"]
     key = lambda c: (c["q"], c["r"])  # noqa: E731
     assert sorted(cells, key=key) == sorted(example, key=key)

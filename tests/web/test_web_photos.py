@@ -323,9 +323,17 @@ def test_one_tap_settles_a_doubtful_hex(app: Flask, client: FlaskClient) -> None
     left = len(check) - 2
     assert f"{left} cell{'s' if left != 1 else ''} left to check." in html  # said, not only seen
     # A cell that is none is refused, not taken for "All checked".
-    bad = client.post(f"/t/{table_id}/photo/checked", data={"p": "0", "a": "abc", "b": "3"})
-    assert bad.status_code == 422 and "not on the board" in bad.get_data(as_text=True)
-    assert len(doubts(bad.get_data(as_text=True))) == len(check) - 2
+    for a, b in (("abc", "3"), (" ", ""), ("", "abc")):
+        bad = client.post(f"/t/{table_id}/photo/checked", data={"p": "0", "a": a, "b": b})
+        assert bad.status_code == 422 and "not on the board" in bad.get_data(as_text=True)
+        assert len(doubts(bad.get_data(as_text=True))) == len(check) - 2
+    # Marked one by one down to the last: "1 cell left", then none.
+    for q3, r3 in doubts(html)[:-1]:
+        html = client.post(
+            f"/t/{table_id}/photo/checked", data={"p": "0", "a": str(q3), "b": str(r3)}, headers=HX
+        ).get_data(as_text=True)
+    assert len(doubts(html)) == 1 and "1 cell left to check." in html
+    assert '(to check)"' in html  # its name says so too, not only its dashed outline
     # "All checked" clears the rest; undo brings the outlines back with the step.
     html = client.post(f"/t/{table_id}/photo/checked", data={"p": "0"}, headers=HX).get_data(
         as_text=True
@@ -333,7 +341,7 @@ def test_one_tap_settles_a_doubtful_hex(app: Flask, client: FlaskClient) -> None
     assert doubts(html) == [] and 'id="doubts"' not in html
     assert "Every cell is checked." in html
     html = client.post(f"/t/{table_id}/undo", data={"p": "0"}, headers=HX).get_data(as_text=True)
-    assert len(doubts(html)) == len(check) - 2
+    assert len(doubts(html)) == 1
 
 
 def test_the_photo_is_kept_with_the_board(app: Flask, client: FlaskClient) -> None:

@@ -13,6 +13,7 @@ from conftest import csrf_token, table_count
 from flask import Flask
 from flask.testing import FlaskClient
 from webhelpers import HX, SV_FORM, engine_result, new_table, stored_doc, tap
+from werkzeug.datastructures import MultiDict
 
 from scorepad import games
 from scorepad.games import sunflower_valley as sv
@@ -559,6 +560,21 @@ def test_check_tabs_keep_what_was_typed_for_every_player(
         f"/t/{table_id}/check", query_string={"p": "1", "to": "0", "keep_0_total": "0" * 19 + "…"}
     ).get_data(as_text=True)
     assert "Total: write the number" in html
+    # Kept: trimmed, a 20-character line whole; not kept: blanks, lines of no category,
+    # players past the last (index 3 of 3), and the on-screen player's keep_ fields.
+    edge = {"p": "0", "to": "1", "cat_total": " 7 ", "cat_mountains": "", "keep_3_total": "1"}
+    edge |= {"cat_residents": "0" * 19 + "5", "keep_1_bogus": "1"}
+    html = client.get(f"/t/{table_id}/check", query_string=edge, headers=HX).get_data(as_text=True)
+    assert 'name="keep_0_total" value="7"' in html and "keep_0_mountains" not in html
+    assert f'name="keep_0_residents" value="{"0" * 19}5"' in html
+    assert "keep_3" not in html and "keep_1_bogus" not in html
+    mixed = MultiDict([("p", "0"), ("cat_total", "1"), ("keep_0_total", "7")])  # in order
+    html = client.post(f"/t/{table_id}/check", data=mixed, headers=HX).get_data(as_text=True)
+    assert 'name="cat_total" value="1"' in html
+    # A tab outlines the new sheet's own first difference, not the one asked for before.
+    boris = {"p": "0", "to": "1", "focus": "mountains", "keep_1_houses_with_sheep": "2"}
+    html = client.get(f"/t/{table_id}/check", query_string=boris, headers=HX).get_data(as_text=True)
+    assert '<tr data-category="houses_with_sheep" class="current">' in html
 
 
 @pytest.mark.parametrize("game", sorted(games.available()))

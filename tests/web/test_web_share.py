@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from pathlib import Path
 
 import pytest
 from flask import Flask
@@ -119,6 +120,32 @@ def test_png_results_card(
         assert "another version of this table" in stale.get_data(as_text=True)
         star = client.get(f"/t/{table_id}/{route}", headers={"If-Match": "*"})
         assert star.status_code == 200 and star.mimetype != "text/html"
+
+
+def test_the_card_is_drawn_in_the_players_language(
+    client: FlaskClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The example table: Vera leads Anna on 32 points by a tie-break on sunflowers.
+    text = (Path(__file__).resolve().parents[2] / "examples" / "sunflower-valley.json").read_text()
+    table_id = client.post("/import", data={"text": text}).headers["Location"].rsplit("/", 1)[1]
+    drawn: dict[str, object] = {}
+
+    def capture(result: object, doc: object, names: object, head: str, ties: list[str]) -> bytes:
+        drawn.update(head=head, ties=ties, names=names)
+        return b"png"
+
+    monkeypatch.setattr(sharing, "results_card", capture)
+    client.get(f"/t/{table_id}/card.png", headers={"Accept-Language": "ru"})
+    assert drawn["head"] == "Солнечная долина: лидирует Vera, очков: 32"  # open: leads
+    assert drawn["ties"] == [
+        "Разрешение: ничья при счёте 32: Vera — выше, чем Anna, по показателю «подсолнухи» "
+        "(13 против 12)"
+    ]
+    client.get(f"/t/{table_id}/card.png")
+    assert drawn["head"] == "Sunflower Valley: Vera leads with 32 points"
+    assert drawn["ties"] == [
+        "Tie-break: tied on 32 points: Vera ahead of Anna on sunflowers (13 vs 12)"
+    ]
 
 
 def test_nothing_to_share_from_an_unscorable_table(app: Flask, client: FlaskClient) -> None:
