@@ -415,13 +415,28 @@
 
   /* Screen readers: the live breakdown's totals are read out after each change, from a
    * region that stays on the page while the editor around it is swapped. */
-  var lastSummary = null;
+  /* At a table of three or more, a change says only the totals it changed, then who leads
+   * ("Vera 17. Leading: Vera."): every player's total after each tap was long to hear. */
+  var lastSummary = null, lastTotals = null;
+  function said(breakdown, summary) {
+    var names = JSON.parse(breakdown.dataset.names || "[]");
+    var totals = JSON.parse(breakdown.dataset.totals || "[]");
+    var before = lastTotals;
+    lastTotals = { names: names.join("\n"), totals: totals };
+    if (!before || before.names !== lastTotals.names || names.length < 3) { return summary; }
+    var changed = names.map(function (name, i) {
+      return totals[i] !== before.totals[i] ? name + " " + totals[i] : null;
+    }).filter(Boolean);
+    if (!changed.length || changed.length === names.length) { return summary; }
+    return (changed.join(", ") + ". " + (breakdown.dataset.lead || "")).trim();
+  }
   function announce() {
     var region = document.getElementById("live-summary");
     var breakdown = document.getElementById("breakdown");
     if (!region || !breakdown) { return; }
     var summary = breakdown.dataset.summary || "";
-    if (lastSummary !== null && summary !== lastSummary) { region.textContent = summary; }
+    var text = said(breakdown, summary);
+    if (lastSummary !== null && summary !== lastSummary) { region.textContent = text; }
     lastSummary = summary;
   }
   document.addEventListener("DOMContentLoaded", announce);

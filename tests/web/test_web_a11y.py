@@ -464,6 +464,22 @@ def test_live_breakdown_is_announced_to_screen_readers(site: Site) -> None:
 
 
 @pytest.mark.browser
+def test_at_a_larger_table_a_change_says_only_the_totals_it_moved(site: Site) -> None:
+    # Anna's sunflower (an area taken, a mountain beside it) moves her total alone, so the
+    # four players' totals are not read out again: only hers, and who leads.
+    table_id = site.create(SV_FORM, ["Anna", "Boris", "Vera", "Gleb"])
+    page = site.page
+    page.goto(f"{site.url}/t/{table_id}")
+    page.click("#palette input[value=sunflower] + span")
+    page.click('#editor [data-q="1"][data-r="0"]')
+    page.wait_for_selector('#editor [data-q="1"][data-r="0"][data-item="sunflower"]')
+    page.wait_for_function("document.getElementById('live-summary').textContent.length > 0")
+    anna = page.evaluate("JSON.parse(document.getElementById('breakdown').dataset.totals)[0]")
+    assert anna > 0
+    assert page.locator("#live-summary").text_content() == f"Anna {anna}. Leading: Anna."
+
+
+@pytest.mark.browser
 def test_spring_meadow_squares_work_from_the_keyboard(site: Site) -> None:
     page = site.page
     page.goto(site.url + site.screens["Spring Meadow editor"])
