@@ -258,7 +258,7 @@ def board(
     cv = canvas(hexes, Orientation.FLAT)
     places = column_places(hexes)
     w = words()
-    cells = []
+    cells: list[dict[str, Any]] = []
     for c in sheet["cells"]:
         h = Hex(c["q"], c["r"])
         x, y = cv.center(h)
@@ -295,10 +295,10 @@ def board(
     ]
     held = {a["card"] for a in animals} | set(_cards_held_elsewhere(doc, player))
     spirits_held = _spirits_held_elsewhere(doc, player)
-    labels = {(h.q, h.r): str(c["label"]) for h, c in zip(hexes, cells, strict=True)}
+    labels = {(c["q"], c["r"]): c["label"] for c in cells}  # the list of cells to check
     notes = _score_notes(w, details)  # after the list of cells to check: for screen readers
-    for h, c in zip(hexes, cells, strict=True):
-        c["label"] = str(c["label"]) + notes.get((h.q, h.r), "")
+    for c in cells:
+        c["label"] += notes.get((c["q"], c["r"]), "")
     doubtful = doubts.flagged(meta, player)
     return {
         "doubtful": doubtful,
