@@ -229,8 +229,10 @@ def _check_span(sheet: Sheet) -> list[str]:
     """A printed sheet of 30 hexes spans fewer than 30 hexes in every direction; a hex far
     from the others is a typo in its coordinates (and would stretch the drawn sheet off any
     screen). Partial sheets (the rulebook's examples) may leave gaps, so only the span counts."""
-    coords = [(h.q, h.r, -h.q - h.r) for h in sheet.by_hex]
-    span = max(max(axis) - min(axis) for axis in zip(*coords, strict=True))
+    qs = [h.q for h in sheet.by_hex]  # every tap parses the table: one pass per axis
+    rs = [h.r for h in sheet.by_hex]
+    ss = [q + r for q, r in zip(qs, rs, strict=True)]  # s = -q - r spans as q + r does
+    span = max(max(qs) - min(qs), max(rs) - min(rs), max(ss) - min(ss))
     if span <= MAX_SHEET_SPAN:
         return []
     return [
