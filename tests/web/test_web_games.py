@@ -740,6 +740,15 @@ def test_spring_meadow_solo_values_refused_and_kept(app: Flask, client: FlaskCli
     assert field(client, solo, p=0, action="solo_values", value_0=100).status_code == 422
     resp = field(client, solo, p=0, action="record_phase")
     assert resp.status_code == 422 and "no scoring phases" in message(resp)
+    # A value past the board's last line (only a script sends one) is refused, not dropped.
+    beyond = {f"value_{sm.LINES}": 7, "value_0": 12, "value_1": 5}
+    resp = field(client, solo, p=0, action="solo_values", **beyond)
+    assert resp.status_code == 422 and message(resp) == (
+        f"A solo game has at most {sm.LINES} values: one per row or column."
+    )
+    assert field(client, solo, p=0, action="solo_values", value_99="").status_code == 200
+    assert stored_doc(app, solo)["players"][0]["solo_values"] == []
+    field(client, solo, p=0, action="solo_values", value_0=12)
     assert stored_doc(app, solo)["players"][0]["solo_values"] == [12]
     # Blank fields at the end are rows not typed yet; a value beyond the rows completed is
     # kept, and the board says they differ.

@@ -443,12 +443,21 @@ def _choice_name(value: str, label: str) -> str:
     return sm.example_layout().name if value == EXAMPLE else label
 
 
+#: The ``value_<i>`` fields a solo game has: one per line of the board.
+_LINE_INDICES = frozenset(str(i) for i in range(sm.LINES))
+
+
 def set_solo_values(doc: dict[str, Any], form: Mapping[str, str]) -> dict[str, Any]:
     """A solo game's values, one per completed row in the order the rows were completed
     (fields ``value_0``, ``value_1``, ...); blank fields at the end are rows whose value is
     not typed yet, a blank one before a typed one is refused."""
     if not is_solo(doc):
         raise EditRefused(gettext("Only a solo game has values written down."))
+    beyond = [k for k in form if k.startswith("value_") and k[6:] not in _LINE_INDICES]
+    if any(form[k].strip() for k in beyond):  # only a script sends them: say so, drop nothing
+        raise EditRefused(
+            gettext("A solo game has at most %(n)s values: one per row or column.", n=sm.LINES)
+        )
     typed = [form.get(f"value_{i}", "").strip() for i in range(sm.LINES)]
     while typed and not typed[-1]:
         typed.pop()
