@@ -700,7 +700,8 @@ _HEADLINES = {
 
 
 def joined(names: Sequence[str]) -> str:
-    """Names as a sentence joins them in the page's language: "Аня, Борис и Вера" (the
+    """Names as a sentence joins them in the page's language: "Аня, Борис и Вера"; Ukrainian
+    "та", which needs no euphony (і or й by the sounds around it) for any name (the
     English recap's "Anna & Boris" is :func:`scorepad.share.headline`'s)."""
     if len(names) < 2:
         return "".join(names)
