@@ -7,12 +7,13 @@ created the table) sees the code, the QR code and who holds each seat on ``/t/<i
 and can free a seat, let everyone edit every board, and finish or reopen the table.
 
 Join attempts are rate-limited in the database (:func:`scorepad.web.db.take`), per client
-address: wrong join codes (``JOIN_CODE_LIMIT``) and seat claims (``JOIN_LIMIT``), so a code
-cannot be guessed by brute force through any number of workers.
+network (an IPv6 address's /64): wrong join codes (``JOIN_CODE_LIMIT``) and seat claims
+(``JOIN_LIMIT``), so a code cannot be guessed by brute force through any number of workers.
 """
 
 from __future__ import annotations
 
+import ipaddress
 from typing import Any
 
 from flask import Blueprint, Response, current_app, request, url_for
@@ -37,8 +38,20 @@ def limit_setting(name: str, default: tuple[int, int]) -> tuple[int, int]:
 
 
 def client_address() -> str:
-    """The client's address, for rate limits (behind a proxy: SCOREPAD_TRUSTED_PROXIES)."""
-    return request.remote_addr or "unknown"
+    """The client's network, for rate limits (behind a proxy: SCOREPAD_TRUSTED_PROXIES): an
+    IPv4 address, or an IPv6 address's /64. One home or phone is given a whole /64 and
+    picks addresses in it at will (privacy extensions), so a limit per IPv6 address could
+    be dodged by changing address for every guess."""
+    raw = request.remote_addr or "unknown"
+    try:
+        address = ipaddress.ip_address(raw)
+    except ValueError:
+        return raw
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:  # ::ffff:a.b.c.d from a dual-stack socket
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((address, 64), strict=False))
+    return raw
 
 
 def _too_many(template: str, fragment: str, **ctx: Any) -> Response:

@@ -456,6 +456,25 @@ def test_behind_a_proxy_each_client_address_counts(db_url: str) -> None:
         proxied.extensions["scorepad.db"].dispose()
 
 
+def test_an_ipv6_network_is_limited_as_one_client(app: Flask, table_id: str) -> None:
+    """Addresses of one /64 (one home or phone, its address changed at will) share a
+    window; another /64, and an IPv4 client, have their own."""
+    app.config["JOIN_CODE_LIMIT"] = (2, 600)
+
+    def guess(address: str) -> int:
+        client = app.test_client()
+        client.environ_base["REMOTE_ADDR"] = address
+        return client.post("/join", data={"code": "ZZZZZZ"}).status_code
+
+    assert guess("2001:db8:1:2::1") == 404
+    assert guess("2001:db8:1:2:aaaa:bbbb:cccc:dddd") == 404
+    assert guess("2001:db8:1:2:ffff::9") == 429  # the same /64, another address
+    assert guess("2001:db8:1:3::1") == 404  # the next /64
+    assert guess("::ffff:198.51.100.7") == 404  # an IPv4 client on a dual-stack socket
+    assert guess("198.51.100.7") == 404
+    assert guess("198.51.100.7") == 429  # ... is that IPv4 address
+
+
 # --- a database from before shared tables ---------------------------------------------------------
 
 OLD = sa.MetaData()
