@@ -476,6 +476,15 @@
     focused = { region: region.id, key: focusKey(el), index: all.indexOf(el) };
   });
   function usable(el) { return el && !el.disabled && el.getClientRects().length > 0; }
+  /* The element of a swapped region that stands for `was` (its key, else its place). */
+  function sameIn(region, was) {
+    var el = was.key ? region.querySelector(was.key) : null;
+    if (!usable(el) && was.index >= 0) {
+      var all = Array.prototype.slice.call(region.querySelectorAll(FOCUSABLE));
+      el = all.slice(was.index).filter(usable)[0] || all.slice(0, was.index).filter(usable).pop();
+    }
+    return el;
+  }
   document.addEventListener("htmx:afterSettle", function () {
     var was = focused;
     focused = null;
@@ -483,11 +492,7 @@
     if (!region || !focusLost()) {
       return; /* another handler (a photo's message) placed it already */
     }
-    var el = was.key ? region.querySelector(was.key) : null;
-    if (!usable(el) && was.index >= 0) {
-      var all = Array.prototype.slice.call(region.querySelectorAll(FOCUSABLE));
-      el = all.slice(was.index).filter(usable)[0] || all.slice(0, was.index).filter(usable).pop();
-    }
+    var el = sameIn(region, was);
     if (!usable(el)) { return; }
     var grid = el.closest("[data-drag]");
     if (grid && el.closest("[data-tap]") === el) {
@@ -618,18 +623,55 @@
     if (shown && input.files.length) { shown.textContent = input.files[0].name; }
   });
 
+  /* A tap's answer can add or drop a message above the board ("Nothing may lie on blue",
+   * "Undone on Boris's board"): the board moved by its height under the player's finger,
+   * and the next tap landed a hex off. The page scrolls by as much instead, so that what
+   * the player touched (the board for a tap; the button or field used) stays where it was. */
+  var still = null;
+  function topOf(el) { return el ? el.getBoundingClientRect().top : null; }
+  document.addEventListener("htmx:beforeSwap", function (e) {
+    var region = e.detail.target, ed = editor(), cfg = e.detail.requestConfig;
+    still = null;
+    if (!ed || region !== ed) { return; }
+    if (cfg && cfg.path === ed.dataset.tapUrl) {
+      still = { region: "editor", key: ".board", top: topOf(ed.querySelector(".board")) };
+      return;
+    }
+    var el = document.activeElement;
+    if (el && el !== ed && ed.contains(el) && !el.closest("[data-tap]")) {
+      var all = Array.prototype.slice.call(ed.querySelectorAll(FOCUSABLE));
+      still = { region: "editor", key: focusKey(el), index: all.indexOf(el), top: topOf(el) };
+    }
+  });
+  function keepStill() {
+    var region = still && still.top !== null && document.getElementById(still.region);
+    var el = region ? sameIn(region, still) : null;
+    var moved = el ? topOf(el) - still.top : 0;
+    if (Math.abs(moved) >= 1) { window.scrollBy(0, moved); }
+  }
+
   /* A refused tap's message is printed above the player tabs; a player who scrolled down to
    * the board (or has it under the sticky palette) would see nothing happen, so then the
    * message is pinned to the bottom of the screen until the next swap, or a tap on it. */
   document.addEventListener("htmx:afterSettle", function () {
+    keepStill();
     var msg = document.getElementById("editor-message");
-    if (!msg || msg.dataset.seen) { return; } /* a live update must not pin it again */
-    var palette = document.getElementById("palette"); /* sticky, above the editor */
-    var covered = palette ? Math.max(0, palette.getBoundingClientRect().bottom) : 0;
-    var at = msg.getBoundingClientRect();
-    if (at.top < covered || at.bottom > window.innerHeight) { msg.classList.add("toast"); }
+    if (msg && !msg.dataset.seen) { /* a live update must not pin it again */
+      var palette = document.getElementById("palette"); /* sticky, above the editor */
+      var covered = palette ? Math.max(0, palette.getBoundingClientRect().bottom) : 0;
+      var at = msg.getBoundingClientRect();
+      if (at.top < covered || at.bottom > window.innerHeight) { msg.classList.add("toast"); }
+    }
+    keepStill(); /* pinned, the message left the page's flow: the board moved back up */
+    still = null;
   });
-  function unpin(toast) { toast.classList.remove("toast"); toast.dataset.seen = "1"; }
+  function unpin(toast) {
+    still = { region: "editor", key: ".board", top: topOf(document.querySelector("#editor .board")) };
+    toast.classList.remove("toast");
+    toast.dataset.seen = "1";
+    keepStill();
+    still = null;
+  }
   document.addEventListener("click", function (e) {
     var toast = e.target.closest && e.target.closest(".msg.toast");
     if (toast) { unpin(toast); }

@@ -124,6 +124,35 @@ def test_invalid_tap_shows_a_message_and_keeps_the_board(page: Any) -> None:
     assert page.get_attribute('#editor [data-q="1"][data-r="1"]', "data-item") == "mountain"
 
 
+def test_a_message_above_the_board_does_not_move_it_under_the_finger(page: Any) -> None:
+    """A refusal (and the next tap, which takes it away) used to push the board down by
+    the message's height and back: the next tap landed a hex off. The board stays put; the
+    message is pinned to the bottom of the screen."""
+    start_table(page, "harmonies", ["Anna", "Boris"], side="A")
+    stack(page, "blue", 0, 1, "blue")
+    cell = page.locator('#editor [data-q="1"][data-r="1"]')
+    before = cell.bounding_box()["y"]
+    pick(page, "yellow")
+    page.click('#editor [data-q="0"][data-r="1"]')  # nothing may lie on blue
+    message = page.locator("#editor-message")
+    message.wait_for()
+    assert "blue" in message.inner_text()
+    assert abs(cell.bounding_box()["y"] - before) < 1.5
+    box = message.bounding_box()
+    assert box["y"] + box["height"] <= 844  # on the screen, pinned
+    stack(page, "yellow", 1, 1, "yellow")  # a tap that works takes the message away
+    assert page.locator("#editor-message").count() == 0
+    assert abs(cell.bounding_box()["y"] - before) < 1.5
+    # Undone: the message says so, and the Undo button stays under the finger too.
+    undo = page.locator("#editor .undo button").first
+    undo.scroll_into_view_if_needed()
+    at = undo.bounding_box()["y"]
+    undo.click()
+    page.wait_for_selector('#editor [data-q="1"][data-r="1"]:not([data-stack="yellow"])')
+    page.locator("#editor-message").wait_for()
+    assert abs(page.locator("#editor .undo button").first.bounding_box()["y"] - at) < 1.5
+
+
 def test_a_refused_tap_low_on_the_board_is_said_where_the_player_looks(page: Any) -> None:
     """On a short phone scrolled down to the board, the message printed above the tabs is
     off screen (or under the sticky palette): it is pinned to the bottom of the screen."""
