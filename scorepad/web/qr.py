@@ -11,5 +11,9 @@ def qr_svg(url: str, scale: int = 6) -> str:
     language: it is what they announce)."""
     code = segno.make(url, error="m", micro=False)
     title = gettext("Join this table")
-    svg: str = code.svg_inline(scale=scale, dark="#111", light="#fff", title=title)
+    # A viewBox instead of a fixed size: the page draws it at its own width (a fixed
+    # 246 px drawing in a 220 px box was cut off, and no phone could read it).
+    svg: str = code.svg_inline(
+        scale=scale, dark="#111", light="#fff", title=title, omitsize=True
+    )
     return svg

@@ -14,6 +14,8 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
+import cv2
+import numpy as np
 import pytest
 from conftest import LiveServer
 from webhelpers import choose_game
@@ -94,6 +96,12 @@ def test_two_phones_play_one_table(phones: list[Any], live_server: LiveServer) -
     table = host.url.rsplit("/", 1)[1]
     host.goto(f"{base}/t/{table}/seats")
     assert host.locator("#join-qr svg").count() == 1
+    # The code as the screen shows it scans to the table's join address (a fixed-size
+    # drawing in a smaller box was cut off, and no phone could read it).
+    shot = host.locator("#join-qr svg").screenshot()
+    pixels = cv2.imdecode(np.frombuffer(shot, np.uint8), cv2.IMREAD_GRAYSCALE)
+    read, _points, _code = cv2.QRCodeDetector().detectAndDecode(pixels)
+    assert read == f"{base}/t/{table}/join"
     code = host.text_content("#join-code").strip()
     host.goto(f"{base}/t/{table}/join")
     host.click("button.seat-claim:has-text('Anna')")
