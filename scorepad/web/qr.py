@@ -13,7 +13,5 @@ def qr_svg(url: str, scale: int = 6) -> str:
     title = gettext("Join this table")
     # A viewBox instead of a fixed size: the page draws it at its own width (a fixed
     # 246 px drawing in a 220 px box was cut off, and no phone could read it).
-    svg: str = code.svg_inline(
-        scale=scale, dark="#111", light="#fff", title=title, omitsize=True
-    )
+    svg: str = code.svg_inline(scale=scale, dark="#111", light="#fff", title=title, omitsize=True)
     return svg
