@@ -465,6 +465,9 @@ def test_check_paper_sheet_shows_differences(
     html = resp.get_data(as_text=True)
     assert resp.status_code == 200
     assert 'data-diff="5"' in html  # paper 0, Scorepad -5
+    # A penalty is typed with its minus: no numeric keypad (an iPhone's has no minus key).
+    boxes = re.findall(r'<input type="number" name="cat_[^>]*>', html)
+    assert len(boxes) == len(sv.CATEGORIES) + 1 and not any("inputmode" in b for b in boxes)
     assert "evidence for <strong>B. Houses without sheep" in html
     assert 'class="cell marked"' in html  # the unpaired house is outlined
     # ... and a screen reader hears why, in the hex's name (the drawn layer is hidden).
