@@ -99,6 +99,11 @@ def test_host_screen_shows_code_qr_and_join_address(
     assert "<svg" in html and "https://" not in html  # no external QR service
     # The editor page of the host shows the code too.
     assert code in client.get(f"/t/{table_id}").get_data(as_text=True)
+    # A solo game has no one to invite: no code, no invitation on its board's page.
+    solo = new_table(client, SV_FORM, ["Anna"])
+    page = client.get(f"/t/{solo}").get_data(as_text=True)
+    assert 'id="join-code"' not in page and 'id="seats-link"' not in page
+    assert 'id="join-code"' in client.get(f"/t/{table_id}").get_data(as_text=True)
 
 
 def test_join_by_code_leads_to_the_seats(app: Flask, client: FlaskClient, table_id: str) -> None:
