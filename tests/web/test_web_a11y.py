@@ -400,6 +400,19 @@ def test_five_players_on_a_small_phone_keep_the_chosen_column_in_view(site: Site
 
 
 @pytest.mark.browser
+def test_a_long_name_wraps_in_its_column_head(site: Site) -> None:
+    """A long name takes two lines in its column's head instead of the screen's width."""
+    table_id = site.create(SV_FORM, ["Konstantinopolskaya", "Anna", "Bo"])
+    with viewed(site, 360) as page:
+        page.goto(f"{site.url}/t/{table_id}")
+        head = page.locator("#breakdown thead th").nth(1)
+        assert "Konstantinopolskaya" in head.inner_text()
+        assert head.bounding_box()["width"] <= 7 * 16
+        box = page.locator("#breakdown")
+        assert page.evaluate("(b) => b.scrollWidth <= b.clientWidth", box.element_handle())
+
+
+@pytest.mark.browser
 def test_seasons_counters_line_up_on_a_phone(site: Site) -> None:
     """Each Seasons counter's box sits at the right of its row, whatever its label's
     length (Ukrainian's longest wraps), so the column of boxes reads as one."""
