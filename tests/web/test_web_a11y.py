@@ -413,6 +413,24 @@ def test_a_long_name_wraps_in_its_column_head(site: Site) -> None:
 
 
 @pytest.mark.browser
+def test_a_hex_board_fits_a_phone_turned_sideways(site: Site) -> None:
+    """Turned sideways, a phone drew the hex sheet as wide as the screen and twice its
+    height; it now fits whole below the sticky header and palette. Spring Meadow's squares
+    would be too small so: that board scrolls."""
+    with viewed(site, 740) as page:
+        page.set_viewport_size({"width": 740, "height": 360})
+        for screen in ("Sunflower Valley editor", "Harmonies editor", "Spring Meadow editor"):
+            page.goto(site.url + site.screens[screen])
+            board = page.locator("#editor .board").bounding_box()
+            palette = page.locator("#palette").bounding_box()
+            sticky = 60 + palette["height"]  # the sticky header (--header) and the palette
+            if screen == "Spring Meadow editor":
+                assert board["height"] > 360, screen
+            else:
+                assert 200 <= board["height"] <= 360 - sticky, screen
+
+
+@pytest.mark.browser
 def test_seasons_counters_line_up_on_a_phone(site: Site) -> None:
     """Each Seasons counter's box sits at the right of its row, whatever its label's
     length (Ukrainian's longest wraps), so the column of boxes reads as one."""
