@@ -30,6 +30,19 @@ def pins_of(result: Result) -> Mapping[str, int]:
     return pins
 
 
+def pins_so_far(result: Result) -> Mapping[str, int]:
+    """The hiking pins of a Spring Meadow game still going on (a web table with recorded
+    phases, scored as the phase being played): the standing is its phase's, the game is
+    won on pins. Empty for every other result."""
+    pins: Mapping[str, int] = result.extra.get("pins_so_far") or {}
+    return pins
+
+
+def pinned(pins: Mapping[str, int]) -> str:
+    """ "Clara 1, Boris 1": the players holding pins, in seating order."""
+    return ", ".join(f"{name} {n}" for name, n in pins.items() if n)
+
+
 def to_csv(result: Result, names: Mapping[str, str] | None = None, delimiter: str = ",") -> str:
     """One row per player in seating order: rank (none for a player alone, as the results
     show none), name, every category, total, and the pins of a game won on them.
@@ -99,5 +112,7 @@ def recap(
     if pins := pins_of(result):  # the order above is by them
         named = ", ".join(f"{name} {n}" for name, n in pins.items())
         lines.append(f"{term(labels(result)['pins'])}: {named}")
+    elif pins := pins_so_far(result):  # the order above is this phase's; the game's is by them
+        lines.append(f"{term('Pins so far')}: {pinned(pins)}")
     lines.extend(tiebreak(t) for t in result.tiebreaks)
     return "\n".join(lines) + "\n"

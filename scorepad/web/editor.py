@@ -26,7 +26,7 @@ from flask_babel import gettext, ngettext  # type: ignore[import-untyped]
 from scorepad.boardfile import BoardError
 from scorepad.games import Game
 from scorepad.scoring import Result
-from scorepad.share import pins_of
+from scorepad.share import pinned, pins_of
 from scorepad.web import access, db, doubts
 from scorepad.web.boards import (
     BoardKit,
@@ -91,6 +91,9 @@ def table_result(stored: db.StoredTable, parsed: Any = None) -> tuple[Result | N
     final = getattr(board_kit, "final_result", None)
     over = final(stored.doc, stored.meta) if final is not None else None
     answer = (over, []) if over is not None else scored(engine, stored.doc, parsed)
+    going_on = getattr(board_kit, "in_progress", None)  # Spring Meadow's pins so far
+    if over is None and going_on is not None and answer[0] is not None:
+        answer = (going_on(stored.meta, answer[0]), answer[1])
     results = _results()
     with _results_lock:
         results[(stored.id, stored.version)] = answer
@@ -111,6 +114,7 @@ def known_result(table_id: str, version: int) -> tuple[Result | None, list[str]]
 
 
 bp.add_app_template_global(cell_name)
+bp.add_app_template_global(pinned)  # "Clara 1, Boris 1": a game's pins so far
 bp.add_app_template_global(is_htmx)  # a fragment's render, not a page's (nor a history restore)
 
 

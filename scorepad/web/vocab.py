@@ -121,6 +121,7 @@ WORDS = (
     N_("vertical"),
     N_("horizontal"),
     N_("Pins"),
+    N_("Pins so far"),
     N_("Total"),
     N_("Rank (by pins)"),
     # Seasons

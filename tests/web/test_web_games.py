@@ -557,6 +557,33 @@ def test_a_board_side_repainted_since_stays_the_tables_own(
     assert stored_doc(app, meadow)["players"][0]["orientation"] == "horizontal"
 
 
+def test_spring_meadow_game_going_on_names_the_phase_leader_and_the_pins(
+    app: Flask, client: FlaskClient, meadow: str
+) -> None:
+    """After phase 1 the board's leader leads phase 2 only: the game is won on pins, and
+    every screen says who holds them (Boris leading the board while Anna holds the only
+    pin read "Leading: Boris", as if he led the game)."""
+    tap(client, meadow, p=0, line=1)
+    field(client, meadow, p=0, action="record_phase")  # Anna 10, Boris 0: Anna's pin
+    for line in (1, 2):
+        tap(client, meadow, p=1, line=line)  # Boris leads the board now
+    standing = "Leading phase 2: Boris · Pins so far: Anna 1"
+    html = client.get(f"/t/{meadow}/results").get_data(as_text=True)
+    assert re.search(r'id="winner">\s*' + standing + r"\s*<", html)
+    assert standing in client.get(f"/t/{meadow}").get_data(as_text=True)
+    recap = client.get(f"/t/{meadow}/recap.txt").get_data(as_text=True)
+    assert recap.startswith("Spring Meadow: Boris leads with ")
+    assert "\nPins so far: Anna 1\n" in recap
+    russian = client.get(f"/t/{meadow}/results", headers={"Accept-Language": "ru"})
+    assert "Булавки на сейчас: Anna 1" in russian.get_data(as_text=True)
+    # Before any phase is recorded there are no pins to speak of.
+    client.post(f"/t/{meadow}/undo", data={"p": "0"}, headers=HX)
+    client.post(f"/t/{meadow}/undo", data={"p": "0"}, headers=HX)
+    client.post(f"/t/{meadow}/undo", data={"p": "0"}, headers=HX)
+    html = client.get(f"/t/{meadow}/results").get_data(as_text=True)
+    assert "Pins so far" not in html and re.search(r'id="winner">\s*Leading: Anna\s*<', html)
+
+
 def test_spring_meadow_board_side_refusals(app: Flask, client: FlaskClient, meadow: str) -> None:
     tap(client, meadow, p=0, line=1)
     resp = field(client, meadow, p=0, action="board_side", orientation="horizontal")

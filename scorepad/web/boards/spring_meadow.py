@@ -25,6 +25,7 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Mapping, Sequence, Set
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
@@ -530,6 +531,18 @@ def final_result(doc: Mapping[str, Any], meta: Mapping[str, Any]) -> Result | No
     after it (marmots placed, the picnic tile moved)."""
     game = ledger(meta)
     return game.game_result() if game is not None else None
+
+
+def in_progress(meta: Mapping[str, Any], result: Result) -> Result:
+    """The board as it stands, scored as the phase being played, with the game's pins so
+    far (``extra["pins_so_far"]``, ``extra["phase"]``): its leader leads that phase only,
+    and every screen says whose pins lead the game (a phase's winner, overtaken on the
+    board after it, was named nowhere but in the ledger)."""
+    game = ledger(meta)
+    if game is None or game.finished:
+        return result
+    extra = {**result.extra, "pins_so_far": dict(game.pins), "phase": len(game.phases) + 1}
+    return replace(result, extra=extra)
 
 
 def ledger(meta: Mapping[str, Any]) -> sm.Ledger | None:
