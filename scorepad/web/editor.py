@@ -170,11 +170,34 @@ def editor_context(
         "message": message,
         "message_kind": kind,
         "photos": reads_photos(board_kit),
+        **steps_allowed(stored, rights),
         "photo": {
             **doubts.photo_of(stored.meta, player),
             "id": doubts.evidence_ids(stored.id, stored.meta, [player])[0],  # on every tap
         },
     }
+
+
+def steps_allowed(stored: db.StoredTable, rights: access.Rights) -> dict[str, Any]:
+    """Whether this phone may undo and redo the table's last step (the history is the
+    table's, one line for every board): a seated phone may not revert a step on another
+    player's board, so its button is disabled and says why, instead of refusing after the
+    press. The host, or everyone when allowed, may take every step: no query then."""
+    undo, redo, why = stored.can_undo, stored.can_redo, None
+    if rights.can_edit_any and not rights.can_edit_all and (undo or redo):
+        names = [p["name"] for p in stored.doc["players"]]
+        back, forward = db.steps_around(stored.id, stored.version)
+        try:
+            if back is not None:
+                access.check_change(rights, stored, *back, names)
+        except access.Forbidden as err:
+            undo, why = False, str(err)
+        try:
+            if forward is not None:
+                access.check_change(rights, stored, *forward, names)
+        except access.Forbidden:
+            redo = False
+    return {"can_undo": undo, "can_redo": redo, "undo_refused": why}
 
 
 def sheet_tag(doc: dict[str, Any], player: int) -> str:

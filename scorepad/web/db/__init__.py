@@ -83,6 +83,7 @@ from scorepad.web.db.tables import (
     list_summaries,
     list_tables,
     redo,
+    steps_around,
     undo,
 )
 
@@ -143,6 +144,7 @@ __all__ = [
     "refund",
     "score_tables",
     "set_everyone_edits",
+    "steps_around",
     "table_by_code",
     "table_state",
     "take",

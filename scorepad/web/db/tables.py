@@ -271,6 +271,33 @@ def trim_history(conn: Connection, row: sa.Row[Any]) -> int:
 
 #: Checks a history step before it is taken: (table now, document after, metadata after).
 Guard = Callable[[StoredTable, dict[str, Any], dict[str, Any]], None]
+#: A table's document and metadata at one step of its history.
+Step = tuple[dict[str, Any], dict[str, Any]]
+
+
+def steps_around(table_id: str, version: int) -> tuple[Step | None, Step | None]:
+    """The table's documents one step back and one step forward in its history (what an
+    undo and a redo would make it), None at either end, or both None when the table is no
+    longer at ``version``: the editor asks whether this phone may take them."""
+    with reading() as conn:
+        row = conn.execute(
+            sa.select(
+                score_tables.c.version,
+                score_tables.c.position,
+                score_tables.c.oldest,
+                score_tables.c.newest,
+            ).where(score_tables.c.id == table_id)
+        ).first()
+        if row is None or row.version != version:
+            return None, None
+        seqs = [s for s in (row.position - 1, row.position + 1) if row.oldest <= s <= row.newest]
+        entries = conn.execute(
+            sa.select(history.c.seq, history.c.doc, history.c.meta).where(
+                history.c.table_id == table_id, history.c.seq.in_(seqs)
+            )
+        ).all()
+    found = {e.seq: (json.loads(e.doc), json.loads(e.meta)) for e in entries}
+    return found.get(row.position - 1), found.get(row.position + 1)
 
 
 def undo(
