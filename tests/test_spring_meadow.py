@@ -427,7 +427,7 @@ def test_covering_more_burrows_than_marmots_is_warned_about() -> None:
     # "Если вы накроете Нору Тайлом ... вы должны поместить Сурка поверх одной из очищенных Нор"
     table = sm.parse(with_layout(layout_board({(14, 1): "#", (14, 5): "#", (7, 2): "m"})))
     (warning,) = sm.score(table).warnings
-    assert warning.startswith("player 'Anna': 2 burrows are covered by tiles but only 1 marmots")
+    assert warning.startswith("player 'Anna': more burrows covered by tiles (2) than marmots on")
 
 
 def test_the_bundled_example_layout_has_eleven_burrows_and_round_trips() -> None:

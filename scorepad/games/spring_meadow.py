@@ -527,8 +527,8 @@ def _table_warnings(table: Table) -> list[str]:
         if hidden > marmots:
             # Covering a burrow costs a marmot on a cleared burrow (rule "Норы").
             warnings.append(
-                f"player {board.name!r}: {hidden} burrows are covered by tiles but only "
-                f"{marmots} marmots are on the board; covering a burrow needs a marmot on a "
+                f"player {board.name!r}: more burrows covered by tiles ({hidden}) than "
+                f"marmots on the board ({marmots}); covering a burrow needs a marmot on a "
                 "cleared burrow"
             )
     return warnings

@@ -378,8 +378,8 @@ SENTENCES = (
     N_("%(n)s layouts; at most %(m)s"),
     # Spring Meadow
     N_(
-        "%(n)s burrows are covered by tiles but only %(m)s marmots are on the board; covering "
-        "a burrow needs a marmot on a cleared burrow"
+        "more burrows covered by tiles (%(n)s) than marmots on the board (%(m)s); covering a "
+        "burrow needs a marmot on a cleared burrow"
     ),
     N_("layout %(name)s has %(n)s burrows; every printed board side has %(m)s"),
     N_("no active player recorded, so %(names)s share the win and each takes a pin"),

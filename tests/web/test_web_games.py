@@ -319,10 +319,11 @@ def test_spring_meadow_horizontal_boards(app: Flask, client: FlaskClient) -> Non
 def test_spring_meadow_drag_paints_many_squares(
     app: Flask, client: FlaskClient, meadow: str
 ) -> None:
+    printed = stored_doc(app, meadow)["players"][0]["rows"][14]
     squares = ";".join(f"14,{c}" for c in range(10))
     assert tap(client, meadow, p=0, tool="#", squares=squares).status_code == 200
     rows = stored_doc(app, meadow)["players"][0]["rows"]
-    assert rows[14] == "##########"
+    assert rows[14] == printed.replace(".", "#")  # its burrows stay open (they count)
     result = engine_result(stored_doc(app, meadow)).players[0]
     assert result.categories["full_rows"] == 10
 
@@ -360,6 +361,17 @@ def test_spring_meadow_fill_row_keeps_burrows_and_clear_restores_them(
     assert stored_doc(app, meadow)["players"][0]["rows"][10][0] == "c"
     tap(client, meadow, p=0, tool="clear", squares="10,0;10,1")
     assert stored_doc(app, meadow)["players"][0]["rows"][10][:2] == printed[:2]
+    # A drag of tiles across the line passes over its burrow, as the fill does; a tap on
+    # the burrow alone covers it (covering a burrow costs a marmot: the engine warns).
+    tap(client, meadow, p=0, tool="#", squares=";".join(f"10,{c}" for c in range(10)))
+    assert stored_doc(app, meadow)["players"][0]["rows"][10] == "o#########"
+    tap(client, meadow, p=0, tool="c", row=10, col=0)
+    tap(client, meadow, p=0, tool="#", squares="10,0;10,1")
+    assert stored_doc(app, meadow)["players"][0]["rows"][10][0] == "c"
+    tap(client, meadow, p=0, tool="#", row=10, col=0)
+    assert stored_doc(app, meadow)["players"][0]["rows"][10][0] == "#"
+    html = client.get(f"/t/{meadow}?p=0").get_data(as_text=True)
+    assert "more burrows covered by tiles (1) than marmots on the board (0)" in html
 
 
 def test_spring_meadow_bad_squares_are_refused(

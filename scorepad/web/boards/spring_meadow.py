@@ -208,6 +208,10 @@ def refuse_edit(meta: Mapping[str, Any]) -> None:
         )
 
 
+#: The states of a burrow a drag of tiles passes over (an open, cleared or marmot burrow).
+_BURROW_CODES = frozenset({sm.OPEN, sm.CLEARED, sm.MARMOT})
+
+
 def tap(
     doc: dict[str, Any], meta: dict[str, Any], player: int, form: Mapping[str, str]
 ) -> dict[str, Any]:
@@ -240,10 +244,13 @@ def tap(
     burrows = _printed_burrows(doc, board)
     _check_burrows(tool, squares, burrows)
     grid = [list(row) for row in board["rows"]]
+    # A drag of tiles over a burrow leaves it as it is, as filling a line does: covering a
+    # burrow costs a marmot (rule "Норы"), a choice made square by square, by a tap.
+    spared = _BURROW_CODES if tool == sm.COVERED and len(squares) > 1 else frozenset()
     for row, col in squares:
         if tool == "clear":
             grid[row][col] = sm.OPEN if (row, col) in burrows else sm.SNOW
-        else:
+        elif grid[row][col] not in spared:
             grid[row][col] = tool
     drawn = ["".join(row) for row in grid]
     _keep_history(meta, board["name"], board["rows"], drawn)
