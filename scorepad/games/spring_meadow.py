@@ -649,7 +649,9 @@ def score(table: Table) -> Result:
         scores.append(PlayerScore(board.name, categories, details))
     tiebreaks = []
     if seats is not None:
-        tiebreaks.append(TieBreak("seats counter-clockwise from the active player", seats))
+        # The active player named: "(2 vs 1)" then plainly counts seats from someone.
+        label = f"seats counter-clockwise from active player {table.active}"
+        tiebreaks.append(TieBreak(label, seats))
     return rank("spring-meadow", scores, tiebreaks, warnings)
 
 

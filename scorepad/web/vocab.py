@@ -117,7 +117,6 @@ WORDS = (
     N_("burrow with a marmot"),
     N_("rows from the bottom"),
     N_("columns from the left"),
-    N_("seats counter-clockwise from the active player"),
     N_("vertical"),
     N_("horizontal"),
     N_("Pins"),
@@ -303,6 +302,7 @@ SENTENCES = (
     N_("%(a)s ahead of %(b)s on %(why)s (%(va)s vs %(vb)s)"),
     N_("%(a)s and %(b)s still tied after %(terms)s: shared"),
     N_("%(a)s and %(b)s share the place (no tie-break)"),
+    N_("seats counter-clockwise from active player %(name)s"),  # Spring Meadow's tie-break
     # prefixes naming where a problem is
     N_("player %(name)s, cell %(cell)s: %(why)s"),
     N_("player %(name)s, square %(square)s: %(why)s"),

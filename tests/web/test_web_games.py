@@ -684,6 +684,14 @@ def test_a_phase_won_on_a_tie_break_says_how_in_the_ledger(
     assert nobody not in client.get(f"/t/{meadow}").get_data(as_text=True)
     before = client.get(f"/t/{meadow}/results").get_data(as_text=True)
     assert "seats counter-clockwise" in before  # the phase's own tie-break, before recording
+    # The seats are counted from someone named: "(1 vs 0)" alone explained nothing.
+    assert (
+        "Boris ahead of Anna on seats counter-clockwise from active player Anna (1 vs 0)" in before
+    )
+    russian = client.get(f"/t/{meadow}/results", headers={"Accept-Language": "ru"})
+    assert "«места против часовой стрелки от активного игрока Anna» (1 против 0)" in (
+        russian.get_data(as_text=True)
+    )
     field(client, meadow, p=0, action="record_phase")
     html = client.get(f"/t/{meadow}/results").get_data(as_text=True)
     said = re.search(r'<ul class="tiebreaks small" id="ledger-tiebreaks"><li>(.*?)</li>', html)
