@@ -692,6 +692,38 @@ def test_track_ends_that_lead_nowhere_are_ringed(app: Flask, client: FlaskClient
     assert engine_result(stored_doc(app, table_id)).players[0].categories["valley_express"] == 4
 
 
+def test_a_rail_drawn_next_to_a_rail_goes_on_from_it(app: Flask, client: FlaskClient) -> None:
+    """A new track takes the turn that joins the neighbouring rails' track ends (one tap a
+    hex along a railway; down a flat-top column north-south took three, being the third
+    straight); tapped again it turns as ever, and alone it starts as before."""
+    table_id = new_table(client, SV_FORM, ["Anna"])
+
+    def track(q: int, r: int) -> list[int]:
+        cell = next(
+            c
+            for c in stored_doc(app, table_id)["players"][0]["cells"]
+            if (c["q"], c["r"]) == (q, r)
+        )
+        return sorted(cell["sides"])
+
+    for _turn in range(3):  # the first hex turned to north-south (sides 2 and 5)
+        tap(client, table_id, p=0, tool="straight", q=3, r=0)
+        if track(3, 0) == [2, 5]:
+            break
+    tap(client, table_id, p=0, tool="straight", q=3, r=1)  # the hex south of it: one tap
+    assert track(3, 1) == [2, 5]
+    tap(client, table_id, p=0, tool="straight", q=3, r=1)  # a second tap still turns it
+    assert track(3, 1) == [0, 3]
+    tap(client, table_id, p=0, tool="curve", q=4, r=0)  # south-east of (3, 0): nothing ends
+    assert track(4, 0) == list(sv.RAIL_ORIENTATIONS[3])  # there, so the first curve
+    tap(client, table_id, p=0, tool="curve", q=2, r=3)  # alone: the first curve too
+    assert track(2, 3) == list(sv.RAIL_ORIENTATIONS[3])
+    # South-east of (3, 1), now turned south-east to north-west: the first curve with a
+    # north-west end (side 3) goes on from it.
+    tap(client, table_id, p=0, tool="curve", q=4, r=1)
+    assert track(4, 1) == [1, 3]
+
+
 def test_results_show_area_majorities_and_residents(client: FlaskClient) -> None:
     resp = client.post("/import", data={"text": EXAMPLE.read_text(encoding="utf-8")})
     table_id = resp.headers["Location"].rsplit("/", 1)[1]

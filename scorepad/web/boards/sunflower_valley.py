@@ -23,7 +23,9 @@ from scorepad.hexgrid import (
     Hex,
     Orientation,
     column_places,
+    neighbor,
     oddq_to_axial,
+    opposite,
     side_gap,
 )
 from scorepad.render.palette import AREA_FILLS, MOUNTAIN_FILL, area_fills
@@ -149,13 +151,25 @@ def tap(
 def _next_track(
     doc: dict[str, Any], player: int, at: tuple[int, int], tool: str
 ) -> tuple[int, int]:
-    """The first track of the tool's kind, or the next one when the hex already has one."""
+    """The next track of the tool's kind when the hex already has one (a tap turns it);
+    else the one of that kind that goes on from the most neighbouring rails (a track's end
+    on a side where the neighbour's track ends too), the first of the kind on a tie: a
+    railway drawn hex after hex takes one tap a hex, where one down a column of flat-top
+    hexes took three each (north-south is the third straight)."""
     kind = STRAIGHTS if tool == "straight" else CURVES
-    old = next(c for c in doc["players"][player]["cells"] if (c["q"], c["r"]) == at)
+    cells = {(c["q"], c["r"]): c for c in doc["players"][player]["cells"]}
+    old = cells[at]
     sides = tuple(old.get("sides") or ())
     if old.get("item") == "rail" and sides in kind:
         return kind[(kind.index(sides) + 1) % len(kind)]
-    return kind[0]
+    here = Hex(*at)
+
+    def joined(side: int) -> bool:
+        step = neighbor(here, side)
+        there = cells.get((step.q, step.r))
+        return bool(there and there.get("item") == "rail" and opposite(side) in there["sides"])
+
+    return max(kind, key=lambda track: sum(joined(side) for side in track))
 
 
 def table_rules(
