@@ -80,23 +80,89 @@ def locate(
 def locate_side(
     photo: np.ndarray, side: str | None, read: BoardReader | None = None
 ) -> boards.Found:
-    """:func:`locate` for the side the table plays; when no board of that side is found,
-    a board of the other side in the photo is named in the refusal (a table set to side A
-    and a board turned to side B would otherwise hear only "no board found")."""
+    """:func:`locate` for the side the table plays; a board of the other side in the photo
+    is named in the refusal (a table set to side A and a board turned to side B would
+    otherwise hear only "no board found", or be read as side A). The other side is looked
+    for when no board of the table's side is found, and when the one found is doubtful
+    (:func:`side_doubtful`): then it is refused if the other side's outline shows the
+    tokens better (:func:`fits_better`)."""
+    read = read or BoardReader(photo)
     try:
-        return locate(photo, side, read)
+        found = locate(photo, side, read)
     except PhotoError as refused:
         if side is None:
             raise
-        other = "B" if side == "A" else "A"
         try:
-            locate(photo, other, read)
+            locate(photo, other_side(side), read)
         except PhotoError:
             raise refused from None
-        raise PhotoError(
-            f"the board in the photo is side {other}, but this table plays side {side}: "
-            f"photograph side {side} or start a table for side {other}"
-        ) from None
+        raise wrong_side(side) from None
+    if side is None or not side_doubtful(found, read(found)):
+        return found
+    try:
+        theirs = locate(photo, other_side(side), read)
+    except PhotoError:
+        return found
+    if fits_better(read(theirs), read(found)):
+        raise wrong_side(side)
+    return found
+
+
+def other_side(side: str) -> str:
+    """The other side of the board."""
+    return "B" if side == "A" else "A"
+
+
+def wrong_side(side: str) -> PhotoError:
+    """The refusal of a photo of the other side than the table's (``side``)."""
+    other = other_side(side)
+    return PhotoError(
+        f"the board in the photo is side {other}, but this table plays side {side}: "
+        f"photograph side {side} or start a table for side {other}"
+    )
+
+
+#: How far (mm, the 90th percentile over the hexes, :func:`off_centre`) the tops may lie
+#: across the line to the nadir from their hexes' centres before a board found for the
+#: table's side is doubted (:func:`side_doubtful`). Tokens lie within a few millimetres of
+#: their hex's centre; a board of the other side framed as the table's puts the printed
+#: hexes between them. On 300 VALIDATION photos (seeds 130 000-130 299, 3 MP), each read
+#: for a table of its own side and of the other: boards of the table's side came out at
+#: 0.98-3.08 (3 above 2.75), the 52 boards of the other side silently read as the table's
+#: at 2.42-8.43 (one, 130 065, below 2.75); chosen on the first 150 photos, it held on the
+#: last 150. On 150 fresh ones (130 400-130 549) it fired on none of the 150 boards of the
+#: table's side, and all 150 of the other side were refused naming it (before: 19 read
+#: silently as the table's side, 18 doubted, 17 refused as showing no tokens).
+OFF_CENTRE_TOPS = 2.75
+
+
+def off_centre(readings: list[HexReading]) -> float:
+    """How far off their hexes' centres the tops lie (mm): the 90th percentile, over the
+    hexes, of the top's offset across the line to the nadir (along it a stack's height
+    moves it; across only the token's placement does)."""
+    return float(np.percentile([abs(r.scores["across"]) for r in readings], 90))
+
+
+def side_doubtful(found: boards.Found, readings: list[HexReading]) -> bool:
+    """Whether a board found for the table's side may be the other side's
+    (:data:`OFF_CENTRE_TOPS`), or was found only by its tokens (``boards.Found.confirmed``:
+    21 of the 73 boards of the other side taken for the table's in the photos above, none of
+    the 300 boards of the table's own side)."""
+    return found.confirmed or off_centre(readings) > OFF_CENTRE_TOPS
+
+
+def fits_better(theirs: list[HexReading], ours: list[HexReading]) -> bool:
+    """Whether the other side's board shows the tokens better than the table's: it shows
+    tokens (:func:`shows_tokens`), its tops lie nearer their hexes' centres
+    (:func:`off_centre`) and more of their rims show (:func:`rim_evidence`). In the photos
+    above (``OFF_CENTRE_TOPS``) both held on every board of the other side taken for the
+    table's, and neither on any board of the table's side for which the other side's
+    search found a board (101 of 300)."""
+    return (
+        shows_tokens(theirs)
+        and off_centre(theirs) < off_centre(ours)
+        and rim_evidence(theirs) > rim_evidence(ours)
+    )
 
 
 # --- the whole photo -------------------------------------------------------------------------

@@ -299,6 +299,36 @@ def test_a_board_of_the_other_side_is_named_in_the_refusal() -> None:
         hv.recognize_harmonies(s.jpeg, side=wrong)
 
 
+def test_a_board_of_the_other_side_framed_as_the_tables_is_refused() -> None:
+    # VALIDATION photo 130 403 (3 MP) shows side B. Side A's outline, framed on it, fits the
+    # print well enough to be taken and lands on enough tokens (it was read as side A), but
+    # the tops lie off its hexes' centres: the other side is looked for, and fits better.
+    s = render3d.sample(render3d.VALIDATION, 30403, megapixels=3.0)
+    assert s.state.side == "B"
+    with pytest.raises(PhotoError, match="side B, but this table plays side A"):
+        hv.recognize_harmonies(s.jpeg, side="A", whole=True)
+
+
+def test_a_board_of_the_tables_side_with_its_tops_off_centre_is_still_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # VALIDATION photo 130 214 (3 MP), side B: its tops lie far enough off their hexes'
+    # centres for the other side to be looked for, and side A's outline is found on it, but
+    # it shows the tokens worse (its tops further off, fewer rims): read as side B, as before.
+    s = render3d.sample(render3d.VALIDATION, 30214, megapixels=3.0)
+    doubted: list[bool] = []
+    side_doubtful = hv.side_doubtful
+
+    def spied(found: boards.Found, readings: list[hexread.HexReading]) -> bool:
+        doubted.append(side_doubtful(found, readings))
+        return doubted[-1]
+
+    monkeypatch.setattr(hv, "side_doubtful", spied)
+    answer = hv.recognize_harmonies(s.jpeg, side="B", whole=True)
+    assert doubted == [True]
+    assert answer["side"] == "B" and "board_doubted" not in answer
+
+
 def test_with_a_side_given_a_photo_without_a_board_keeps_its_own_refusal() -> None:
     with pytest.raises(PhotoError, match="no Harmonies board found in the photo: photograph"):
         hv.recognize_harmonies(noise_png(), side="A")
