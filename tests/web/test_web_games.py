@@ -193,6 +193,32 @@ def test_harmonies_cube_shows_the_card_it_scores_for(client: FlaskClient, harmon
     assert "The number on a cube: the animal card it scores for." in html
 
 
+def test_harmonies_cards_count_their_cubes_from_the_board(
+    app: Flask, client: FlaskClient, harmonies: str
+) -> None:
+    """The cubes put on the board are the cards' counts: one tap sets every card's, instead
+    of setting each card's list to what the board already shows."""
+    # Frog (5: T1 → W@SE*): two trees with water below, both cubed; a third cube on a tree
+    # no card's pattern ends on. Card 11 matches nothing here.
+    for tool, q, r in (
+        ("green", 0, 0), ("blue", 1, 0), ("cube", 1, 0),
+        ("green", 0, 2), ("blue", 1, 2), ("cube", 1, 2),
+        ("green", 2, 2), ("cube", 2, 2),
+    ):  # fmt: skip
+        tap(client, harmonies, p=0, tool=tool, q=q, r=r)
+    field(client, harmonies, p=0, action="add_animal", card=5)
+    field(client, harmonies, p=0, action="add_animal", card=11)
+    resp = field(client, harmonies, p=0, action="cubes_from_board")
+    assert resp.status_code == 200  # type: ignore[attr-defined]
+    animals = stored_doc(app, harmonies)["players"][0]["animals"]
+    assert animals == [{"card": 5, "cubes": 2}, {"card": 11, "cubes": 0}]
+    html = resp.get_data(as_text=True)  # type: ignore[attr-defined]
+    assert re.findall(r'<text class="cube-card"[^>]*>(\d+)<', html) == ["5", "5"]
+    assert 'id="cubes-from-board"' in html
+    # Another player's board is not counted, nor is a board with no card offered the button.
+    assert 'id="cubes-from-board"' not in client.get(f"/t/{harmonies}?p=1").get_data(True)
+
+
 def test_harmonies_spirit_evidence_is_what_the_spirit_paid_for() -> None:
     """Spirit 42 pays 2 per blue hex: "check a paper sheet" outlines the two blue hexes, not
     the animal cube elsewhere; a spirit whose cube was not placed scores, and outlines, nothing."""

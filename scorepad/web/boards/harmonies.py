@@ -19,6 +19,7 @@ from typing import Any
 
 from flask_babel import gettext  # type: ignore[import-untyped]
 
+from scorepad.boardfile import BoardError
 from scorepad.games import harmonies as hm
 from scorepad.hexgrid import Hex, Orientation, column_places
 from scorepad.scoring import Result
@@ -171,8 +172,12 @@ def set_field(
     new, board = with_player_copy(doc, player)
     animals: list[dict[str, int]] = board.setdefault("animals", [])
     action = form.get("action", "")
-    if action not in ("spirit", "add_animal", "remove_animal", "cubes"):
+    if action not in ("spirit", "add_animal", "remove_animal", "cubes", "cubes_from_board"):
         raise unknown_change(form)  # before the card it would otherwise refuse
+    if action == "cubes_from_board":
+        for held, n in zip(animals, cubes_on_board(doc, player), strict=True):
+            held["cubes"] = n
+        return new, meta
     if action == "spirit":
         raw = form.get("spirit", "")
         if not raw:
@@ -202,6 +207,24 @@ def set_field(
         label = gettext("Cubes on card %(card)s", card=card)
         held["cubes"] = int_field(form, "cubes", 0, len(track), label)
     return new, meta
+
+
+def cubes_on_board(doc: Mapping[str, Any], player: int) -> list[int]:
+    """Each of the player's animal cards' cubes as the board shows them: a cube leaves its
+    card for a hex where the card's pattern is matched, so the board's cubes are the cards'
+    counts. Every card is claimed full and the engine's largest assignment of the board's
+    cubes to the cards' patterns (``harmonies_cards.assign_cubes``) counts them; a cube two
+    cards could take goes to one of them, for the player to move with the card's list."""
+    trial = copy.deepcopy(dict(doc))
+    animals = trial["players"][player].get("animals", [])
+    for held in animals:
+        held["cubes"] = len(hm.ANIMAL_CARDS[held["card"]].track)
+    try:
+        details = hm.score(hm.parse(trial)).players[player].details
+    except BoardError as err:
+        raise EditRefused(sentence(err.problems[0])) from None
+    assigned = {a["card"]: len(a["assigned_cubes"]) for a in details.get("animals", [])}
+    return [assigned.get(held["card"], 0) for held in animals]
 
 
 ANIMAL_HELD = N_(
