@@ -175,8 +175,8 @@ def set_field(
     if action not in ("spirit", "add_animal", "remove_animal", "cubes", "cubes_from_board"):
         raise unknown_change(form)  # before the card it would otherwise refuse
     if action == "cubes_from_board":
-        for held, n in zip(animals, cubes_on_board(doc, player), strict=True):
-            held["cubes"] = n
+        for animal, n in zip(animals, cubes_on_board(doc, player), strict=True):
+            animal["cubes"] = n
         return new, meta
     if action == "spirit":
         raw = form.get("spirit", "")
