@@ -94,7 +94,11 @@
     var ed = editor();
     if (!live || !ed || !live.dataset.sheet) { return; }
     var newer = Number(live.dataset.version) > Number(ed.dataset.version);
-    if (!newer || live.dataset.sheet === ed.dataset.sheet) { return; }
+    /* Another phone's step (an undo of its own) can allow or forbid this phone's Undo
+     * without changing its board: the buttons are redrawn then too. */
+    var steps = ed.querySelector(".undo[data-steps]");
+    var stepsMoved = steps && live.dataset.steps !== undefined && live.dataset.steps !== steps.dataset.steps;
+    if (!newer || (live.dataset.sheet === ed.dataset.sheet && !stepsMoved)) { return; }
     var url = ed.dataset.showUrl;
     if (!window.scorepadRedraw || !url) { return; }
     window.scorepadRedraw(url, null, function (now) {

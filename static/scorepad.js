@@ -633,15 +633,16 @@
     var region = e.detail.target, ed = editor(), cfg = e.detail.requestConfig;
     still = null;
     if (!ed || region !== ed) { return; }
-    if (cfg && cfg.path === ed.dataset.tapUrl) {
+    var el = document.activeElement;
+    if (el && el.closest && el.closest(".photo-form")) { return; } /* it scrolls to its message */
+    var used = el && el !== ed && ed.contains(el) && !el.closest("[data-tap]");
+    if ((cfg && cfg.path === ed.dataset.tapUrl) || !used) {
+      /* a tap, or a redraw from the live poll (another phone changed this board) */
       still = { region: "editor", key: ".board", top: topOf(ed.querySelector(".board")) };
       return;
     }
-    var el = document.activeElement;
-    if (el && el !== ed && ed.contains(el) && !el.closest("[data-tap]")) {
-      var all = Array.prototype.slice.call(ed.querySelectorAll(FOCUSABLE));
-      still = { region: "editor", key: focusKey(el), index: all.indexOf(el), top: topOf(el) };
-    }
+    var all = Array.prototype.slice.call(ed.querySelectorAll(FOCUSABLE));
+    still = { region: "editor", key: focusKey(el), index: all.indexOf(el), top: topOf(el) };
   });
   function keepStill() {
     var region = still && still.top !== null && document.getElementById(still.region);

@@ -197,7 +197,10 @@ def steps_allowed(stored: db.StoredTable, rights: access.Rights) -> dict[str, An
                 access.check_change(rights, stored, *forward, names)
         except access.Forbidden:
             redo = False
-    return {"can_undo": undo, "can_redo": redo, "undo_refused": why}
+    # What the live poll compares with the buttons on screen (static/live.js): another
+    # phone's step can allow or forbid them without changing this phone's board.
+    state = f"{'u' if undo else ''}{'r' if redo else ''}:{why or ''}"
+    return {"can_undo": undo, "can_redo": redo, "undo_refused": why, "steps_state": state}
 
 
 def sheet_tag(doc: dict[str, Any], player: int) -> str:

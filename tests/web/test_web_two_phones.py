@@ -210,6 +210,40 @@ def test_two_phones_play_one_table(phones: list[Any], live_server: LiveServer) -
     guest.wait_for_selector("#finish-bar")
 
 
+def test_a_seated_phones_undo_follows_the_tables_last_step(
+    phones: list[Any], live_server: LiveServer
+) -> None:
+    """Boris's Undo is disabled, with the reason, while the table's last step is on Anna's
+    board, and enabled again once the host undoes it: the live poll redraws the buttons,
+    though Boris's own board never changed (they stayed as first drawn)."""
+    host, guest, _ = phones
+    base = live_server.url
+    live_server.app.config["LIVE_POLL_MS"] = 500
+    host.goto(base + "/new")
+    choose_game(host, "sunflower-valley")
+    host.fill("input[name=name_0]", "Anna")
+    host.fill("input[name=name_1]", "Boris")
+    host.click("#new-form button[type=submit]")
+    host.wait_for_url(re.compile(r".*/t/[\w-]{22}$"))
+    table = host.url.rsplit("/", 1)[1]
+    guest.goto(f"{base}/t/{table}/join")
+    guest.click("button.seat-claim:has-text('Boris')")
+    guest.wait_for_selector("#editor[data-player='1']")
+    draw(guest, "house", 0, 0)  # Boris's own step
+    undo = "#editor .undo button >> nth=0"
+    assert guest.locator(undo).is_enabled()
+    host.goto(f"{base}/t/{table}?p=0")
+    draw(host, "house", 0, 0)  # the host's step on Anna's board
+    guest.wait_for_selector("#undo-refused", timeout=5000)
+    assert guest.locator(undo).is_disabled()
+    assert "Anna" in guest.text_content("#undo-refused")
+    host.click("#editor .undo button >> nth=0")  # the host undoes Anna's house
+    host.wait_for_selector('#editor [data-q="0"][data-r="0"]:not([data-item="house"])')
+    guest.wait_for_selector("#undo-refused", state="detached", timeout=5000)
+    assert guest.locator(undo).is_enabled()
+    assert guest.get_attribute('#editor [data-q="0"][data-r="0"]', "data-item") == "house"
+
+
 def test_a_field_and_a_tap_at_once_are_both_kept(page: Any) -> None:
     """Typing the residents tally then tapping a hex: the field changes as it loses the focus,
     the very moment of the tap. Both go through one queue, so neither is refused as stale."""
