@@ -113,6 +113,6 @@ def recap(
         named = ", ".join(f"{name} {n}" for name, n in pins.items())
         lines.append(f"{term(labels(result)['pins'])}: {named}")
     elif pins := pins_so_far(result):  # the order above is this phase's; the game's is by them
-        lines.append(f"{term('Pins so far')}: {pinned(pins)}")
+        lines.append(f"{term('Pins' if final else 'Pins so far')}: {pinned(pins)}")
     lines.extend(tiebreak(t) for t in result.tiebreaks)
     return "\n".join(lines) + "\n"

@@ -69,7 +69,8 @@ def screen_context(stored: db.StoredTable) -> dict[str, Any]:
     return {
         **boards_context(stored),
         "names": [p.get("name", "") for p in stored.doc.get("players", [])],
-        "code": join_code(stored),
+        # A solo game has no one to invite (its editor shows no code either).
+        "code": join_code(stored) if len(stored.doc.get("players", [])) > 1 else None,
     }
 
 

@@ -37,6 +37,10 @@ def limit_setting(name: str, default: tuple[int, int]) -> tuple[int, int]:
     return int(limit), int(period)
 
 
+#: The well-known NAT64 prefix (RFC 6052): the IPv4 address is its last 32 bits.
+NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
+
+
 def client_address() -> str:
     """The client's network, for rate limits (behind a proxy: SCOREPAD_TRUSTED_PROXIES): an
     IPv4 address, or an IPv6 address's /64. One home or phone is given a whole /64 and
@@ -50,6 +54,8 @@ def client_address() -> str:
     if isinstance(address, ipaddress.IPv6Address):
         if address.ipv4_mapped is not None:  # ::ffff:a.b.c.d from a dual-stack socket
             return str(address.ipv4_mapped)
+        if address in NAT64:  # an IPv4 client behind a 4-to-6 translator: its own address
+            return str(ipaddress.IPv4Address(int(address) & 0xFFFFFFFF))
         return str(ipaddress.IPv6Network((address, 64), strict=False))
     return raw
 

@@ -215,7 +215,17 @@ def test_harmonies_cards_count_their_cubes_from_the_board(
     html = resp.get_data(as_text=True)  # type: ignore[attr-defined]
     assert re.findall(r'<text class="cube-card"[^>]*>(\d+)<', html) == ["5", "5"]
     assert 'id="cubes-from-board"' in html
-    # Another player's board is not counted, nor is a board with no card offered the button.
+    # A placed spirit's cube is one of the board's: the cube on (2, 2), which no card's
+    # pattern ends on, is left to it; without that cube the frog gives one up.
+    field(client, harmonies, p=0, action="spirit", spirit=35, placed="on")
+    field(client, harmonies, p=0, action="cubes_from_board")
+    assert stored_doc(app, harmonies)["players"][0]["animals"][0] == {"card": 5, "cubes": 2}
+    tap(client, harmonies, p=0, tool="cube", q=2, r=2)  # taken away
+    field(client, harmonies, p=0, action="cubes_from_board")
+    assert stored_doc(app, harmonies)["players"][0]["animals"][0] == {"card": 5, "cubes": 1}
+    html = client.get(f"/t/{harmonies}?p=0").get_data(as_text=True)
+    assert "cube(s) on the board, but the cards claim" not in html
+    # A board with no card is offered no button.
     assert 'id="cubes-from-board"' not in client.get(f"/t/{harmonies}?p=1").get_data(True)
 
 
@@ -613,7 +623,18 @@ def test_spring_meadow_game_going_on_names_the_phase_leader_and_the_pins(
     assert recap.startswith("Spring Meadow: Boris leads with ")
     assert "\nPins so far: Anna 1\n" in recap
     russian = client.get(f"/t/{meadow}/results", headers={"Accept-Language": "ru"})
-    assert "Булавки на сейчас: Anna 1" in russian.get_data(as_text=True)
+    assert "Булавки пока: Anna 1" in russian.get_data(as_text=True)
+    # A screen reader hears it the same way.
+    summary = re.search(r'data-summary="([^"]*)"', client.get(f"/t/{meadow}").get_data(True))
+    assert summary and summary.group(1) == (
+        f"Totals: Anna 10, Boris 21. {standing.replace(' · ', '. ')}."
+    )
+    # Finished before anyone's second pin: the pins are no longer "so far".
+    client.post(f"/t/{meadow}/finish")
+    html = client.get(f"/t/{meadow}/results").get_data(as_text=True)
+    assert re.search(r'id="winner">\s*Phase winner: Boris · Pins: Anna 1\s*<', html)
+    assert "\nPins: Anna 1\n" in client.get(f"/t/{meadow}/recap.txt").get_data(as_text=True)
+    client.post(f"/t/{meadow}/reopen")
     # Before any phase is recorded there are no pins to speak of.
     client.post(f"/t/{meadow}/undo", data={"p": "0"}, headers=HX)
     client.post(f"/t/{meadow}/undo", data={"p": "0"}, headers=HX)

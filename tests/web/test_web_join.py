@@ -103,6 +103,8 @@ def test_host_screen_shows_code_qr_and_join_address(
     solo = new_table(client, SV_FORM, ["Anna"])
     page = client.get(f"/t/{solo}").get_data(as_text=True)
     assert 'id="join-code"' not in page and 'id="seats-link"' not in page
+    assert "Join with code" not in client.get(f"/t/{solo}/screen").get_data(as_text=True)
+    assert "Join with code" in client.get(f"/t/{table_id}/screen").get_data(as_text=True)
     assert 'id="join-code"' in client.get(f"/t/{table_id}").get_data(as_text=True)
 
 
@@ -487,6 +489,10 @@ def test_an_ipv6_network_is_limited_as_one_client(app: Flask, table_id: str) -> 
     assert guess("::ffff:198.51.100.7") == 404  # an IPv4 client on a dual-stack socket
     assert guess("198.51.100.7") == 404
     assert guess("198.51.100.7") == 429  # ... is that IPv4 address
+    assert guess("64:ff9b::c633:6408") == 404  # 198.51.100.8 behind NAT64: its own window
+    assert guess("64:ff9b::c633:6409") == 404  # ... and 198.51.100.9's, not one shared
+    assert guess("198.51.100.8") == 404
+    assert guess("198.51.100.8") == 429
 
 
 # --- a database from before shared tables ---------------------------------------------------------

@@ -213,18 +213,30 @@ def cubes_on_board(doc: Mapping[str, Any], player: int) -> list[int]:
     """Each of the player's animal cards' cubes as the board shows them: a cube leaves its
     card for a hex where the card's pattern is matched, so the board's cubes are the cards'
     counts. Every card is claimed full and the engine's largest assignment of the board's
-    cubes to the cards' patterns (``harmonies_cards.assign_cubes``) counts them; a cube two
-    cards could take goes to one of them, for the player to move with the card's list."""
-    trial = copy.deepcopy(dict(doc))
-    animals = trial["players"][player].get("animals", [])
+    cubes to the cards' patterns (``harmonies_cards.assign_cubes``) counts them, on the
+    player's board alone (another's problems are not this one's). A cube two cards could
+    take goes to one of them, for the player to move with the card's list; a placed
+    spirit's cube (it matches no pattern the engine checks) is one of the board's cubes, so
+    when the cards would take every cube one is left to it, from the last card holding any."""
+    board = copy.deepcopy(dict(doc["players"][player]))
+    animals = board.get("animals", [])
     for held in animals:
-        held["cubes"] = len(hm.ANIMAL_CARDS[held["card"]].track)
+        card = hm.ANIMAL_CARDS.get(held["card"])
+        held["cubes"] = len(card.track) if card else 0
     try:
-        details = hm.score(hm.parse(trial)).players[player].details
+        table = hm.parse({**doc, "players": [board]})
+        details = hm.score(table).players[0].details
     except BoardError as err:
         raise EditRefused(sentence(err.problems[0])) from None
     assigned = {a["card"]: len(a["assigned_cubes"]) for a in details.get("animals", [])}
-    return [assigned.get(held["card"], 0) for held in animals]
+    counts = [assigned.get(held["card"], 0) for held in animals]
+    spirit = board.get("spirit") or {}
+    cubes = sum(bool(c.get("cube")) for c in board.get("cells", []))
+    if spirit.get("placed") and counts and sum(counts) >= cubes:
+        last = max((i for i, n in enumerate(counts) if n), default=None)
+        if last is not None:
+            counts[last] -= 1
+    return counts
 
 
 ANIMAL_HELD = N_(
