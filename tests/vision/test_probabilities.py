@@ -199,3 +199,25 @@ def test_faint_pencil_is_brought_to_the_common_darkness():
     assert out[0].max() == pytest.approx(cells.INK_LEVEL)
     assert out[2].max() == 0  # a blank hex stays blank
     assert cells.normalise_inks([blank, blank])[0].max() == 0
+
+
+def test_a_faint_sheets_pencil_is_raised_inside_the_hexes_only():
+    """Pencil at a tenth of the usual darkness inside the hexes, the printed outline's blur
+    darker at the rim: the insides are raised to the common darkness, the rims left."""
+    inks = []
+    for k in range(30):
+        ink = np.zeros((cells.PATCH, cells.PATCH), np.float32)
+        ink[:, :3] = ink[:, -3:] = cells.INK_LEVEL  # the outline's blur at the rim
+        if k < 20:
+            ink[28:36, 20:44] = 0.05  # a faint drawing
+        elif k >= 25:
+            ink[24:40, 24:40] = 0.6  # a mountain's icon
+        inks.append(ink)
+    out = cells.normalise_inks(inks)
+    assert out[0][30, 30] == pytest.approx(0.05 * cells.FAINT_GAIN_MAX)  # raised, at most 8x
+    assert out[0][30, 1] == pytest.approx(cells.INK_LEVEL)  # the rim as it was
+    assert out[21].max() == pytest.approx(cells.INK_LEVEL)  # an empty hex: nothing inside
+    # Pencil of the usual darkness leaves a sheet as it was.
+    for ink in inks[:20]:
+        ink[28:36, 20:44] = 0.3
+    assert cells.normalise_inks(inks)[0][30, 30] == pytest.approx(0.3)

@@ -349,3 +349,12 @@ def test_cli_bad_layout_exits_2(tmp_path, photo, capsys):
     )
     err = capsys.readouterr().err
     assert "area" in err and err.count("\n") == 1
+
+
+def test_a_faint_small_blurred_sheet_is_read():
+    """VALIDATION photo 23 860 (blur 2.0, thin light pencil, a small sheet): its drawings
+    read as empty hexes until the faint pencil was raised (15 hexes wrong, now 3)."""
+    s = synth.sample(synth.VALIDATION, 23_860)
+    result = recognize(s.jpeg, layout={"name": "faint", "cells": s.layout["cells"]})
+    graded = synth.grade(result, s, with_layout=True)
+    assert graded.cells - graded.right <= 5 and graded.silent == 0
