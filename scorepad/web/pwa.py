@@ -34,8 +34,16 @@ ICONS = (
     ("icons/icon-192.png", "192x192", "image/png"),
     ("icons/icon-512.png", "512x512", "image/png"),
 )
-#: Static files every page needs; the service worker keeps them for offline use.
-ASSETS = ("scorepad.css", "scorepad.js", *(path for path, _size, _type in ICONS))
+#: Static files every page needs (templates/base.html loads each); the service worker keeps
+#: them for offline use, and their bytes make its cache's version, so a deploy that changes
+#: any of them reaches installed phones (live.js and table.css were missing: kept stale).
+ASSETS = (
+    "scorepad.css",
+    "table.css",
+    "scorepad.js",
+    "live.js",
+    *(path for path, _size, _type in ICONS),
+)
 
 
 @bp.get("/manifest.webmanifest")

@@ -154,6 +154,9 @@ def test_a_refused_tap_is_still_said_after_the_taps_behind_it(
     page.click('#editor [data-q="0"][data-r="1"]')  # drawn from the old sheet: refused
     page.click('#editor [data-q="1"][data-r="0"]')  # queued behind it
     arrived(page, held)
+    # The hex waiting is outlined in dashed blue (the plain white outline had won).
+    waiting = page.locator('#editor [data-q="1"][data-r="0"].queued polygon').first
+    assert waiting.evaluate("p => getComputedStyle(p).stroke") == "rgb(11, 98, 196)"
     held[0].continue_()  # the first answer comes after the second tap was made
     page.wait_for_selector('#editor [data-q="1"][data-r="0"][data-item="sheep"]')
     page.wait_for_timeout(300)
