@@ -272,8 +272,8 @@ def _draw_spring_meadow(
         for c, code in enumerate(line):
             rect = (x0 + c * cell, box[1] + r * cell, x0 + (c + 1) * cell, box[1] + (r + 1) * cell)
             draw.rectangle(rect, fill=colours.get(code, PAPER), outline=(200, 200, 200))
-    score_text = f"{player.details.get('counting', '')}: full {player.details.get('full_rows')}"
-    draw.text((box[0], box[3] + 4), _fit(score_text, 60), fill=MUTED, font=font(16))
+    # No caption: the score table above names the full lines in the player's language (one
+    # in English here printed the engine's raw list, "full []").
 
 
 #: A board's drawer: the image, the board's box, the player's part of the board file, the

@@ -129,8 +129,12 @@ def boards_context(stored: db.StoredTable) -> dict[str, Any]:
     """The table scored, with every player's board drawn (results and the big screen)."""
     engine, board_kit = game_and_kit(stored)
     result, problems = table_result(stored)
+    # A photo's cells left to check are outlined where they can be checked, the editor (its
+    # list and legend): here they could not be cleared and said nothing (a finished table
+    # kept them for good).
+    shown = {**stored.meta, "photos": {}} if stored.meta.get("photos") else stored.meta
     boards = [
-        board_kit.board(stored.doc, stored.meta, i, result)
+        board_kit.board(stored.doc, shown, i, result)
         for i in range(len(stored.doc.get("players", [])))
     ]
     return {

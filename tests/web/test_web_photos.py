@@ -176,6 +176,11 @@ def test_a_sheet_photo_fills_the_editor_and_outlines_the_doubts(
     # The board is scored as read.
     results = client.get(f"/t/{table_id}/results").get_data(as_text=True)
     assert "Bo" in results and 'table class="scores"' in results
+    # The cells to check are outlined where they can be checked, not on the results or the
+    # big screen (no legend there, and a finished table kept them for good).
+    for page in (results, client.get(f"/t/{table_id}/screen").get_data(as_text=True)):
+        assert not re.search(r'class="cell[^"]* doubt', page)
+    assert "The photo this board was read from" in results  # the evidence stays
 
 
 def test_the_residents_tally_on_the_sheet_fills_the_residents_box(
