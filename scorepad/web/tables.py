@@ -20,7 +20,7 @@ from scorepad.web.editor import boards_context, decided, game_and_kit, table_res
 from scorepad.web.htmx import error_page, page_or_fragment, redirect_to
 from scorepad.web.i18n import YEAR
 from scorepad.web.players import roster
-from scorepad.web.vocab import recap, sentence, term
+from scorepad.web.vocab import N_, recap, sentence, term
 
 bp = Blueprint("tables", __name__)
 
@@ -173,6 +173,22 @@ def import_form() -> Response:
     return page_or_fragment("tables/import.html", "tables/_import_form.html", message=None)
 
 
+def is_photo(data: bytes) -> bool:
+    """Whether an upload begins as a photo does (JPEG, PNG, WebP, HEIC): one chosen on the
+    import screen is pointed to the photo button, not called text that is not UTF-8."""
+    return (
+        data.startswith((b"\xff\xd8\xff", b"\x89PNG\r\n"))
+        or (data.startswith(b"RIFF") and data[8:12] == b"WEBP")
+        or data[4:8] == b"ftyp"
+    )
+
+
+PHOTO_NOT_A_FILE = N_(
+    "this is a photo, not a board file: open the table's board and use “Read a photo of "
+    "the board” there"
+)
+
+
 @bp.post("/import")
 def import_file() -> Response:
     upload = request.files.get("file")
@@ -183,6 +199,8 @@ def import_file() -> Response:
     try:
         if not text or not text.strip():
             raise BoardError([gettext("choose a board file or paste its JSON text")])
+        if isinstance(text, bytes) and is_photo(text):
+            raise BoardError([gettext(PHOTO_NOT_A_FILE)])
         doc = loads(text)
         meta: dict[str, Any] = {"imported": source[:100]}
         if spring_meadow.is_game_file(doc):  # its recorded phases, then the board

@@ -378,6 +378,28 @@ def test_export_round_trips_through_import(app: Flask, client: FlaskClient, tabl
     assert stored_doc(app, new_id) == exported
 
 
+@pytest.mark.parametrize(
+    "start",
+    [b"\xff\xd8\xff\xe0\x00\x10JFIF", b"\x89PNG\r\n\x1a\n", b"RIFF\x10\x00\x00\x00WEBPVP8 ",
+     b"\x00\x00\x00\x18ftypheic"],
+)  # fmt: skip
+def test_a_photo_chosen_on_the_import_screen_is_pointed_to_the_photo_button(
+    client: FlaskClient, start: bytes
+) -> None:
+    upload = {"file": (io.BytesIO(start + bytes(200)), "IMG_0042.jpg")}
+    resp = client.post("/import", data=upload, content_type="multipart/form-data")
+    html = resp.get_data(as_text=True)
+    assert resp.status_code == 422 and "this is a photo, not a board file" in html
+    assert "UTF-8" not in html
+    russian = client.post(
+        "/import",
+        data={"file": (io.BytesIO(start + bytes(200)), "IMG_0042.jpg")},
+        content_type="multipart/form-data",
+        headers={"Accept-Language": "ru"},
+    )
+    assert "это фото, а не файл" in russian.get_data(as_text=True)
+
+
 def test_import_pasted_text(app: Flask, client: FlaskClient) -> None:
     text = EXAMPLE.read_text(encoding="utf-8")
     resp = client.post("/import", data={"text": text}, headers=HX)
