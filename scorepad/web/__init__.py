@@ -197,8 +197,8 @@ def _register_errors(app: Flask) -> None:
             400,
             _("Page expired"),
             _(
-                "This page is out of date (its security token is missing or expired). "
-                "Reload the page and try again."
+                "This page is too old to send changes from: nothing was saved. Reload the page "
+                "and do it again."
             ),
         )
 
