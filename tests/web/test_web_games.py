@@ -643,6 +643,20 @@ def test_spring_meadow_game_going_on_names_the_phase_leader_and_the_pins(
     assert "Pins so far" not in html and re.search(r'id="winner">\s*Leading: Anna\s*<', html)
 
 
+def test_a_spring_meadow_table_finished_before_any_phase_says_so(
+    client: FlaskClient, meadow: str
+) -> None:
+    """Finished without a recorded phase, its results no longer send the player to record
+    one from an editor that is read-only now."""
+    tap(client, meadow, p=0, line=1)
+    before = client.get(f"/t/{meadow}/results").get_data(as_text=True)
+    assert "record it from the board editor" in before
+    client.post(f"/t/{meadow}/finish")
+    after = client.get(f"/t/{meadow}/results").get_data(as_text=True)
+    assert "record it from the board editor" not in after
+    assert "finished before any phase was recorded" in after
+
+
 def test_spring_meadow_board_side_refusals(app: Flask, client: FlaskClient, meadow: str) -> None:
     tap(client, meadow, p=0, line=1)
     resp = field(client, meadow, p=0, action="board_side", orientation="horizontal")
