@@ -82,6 +82,22 @@ def test_paint_a_sheet_layout_and_use_it(app: Flask, client: FlaskClient) -> Non
     )
 
 
+def test_a_layout_paints_every_printed_colour_a_photo_names(
+    app: Flask, client: FlaskClient
+) -> None:
+    """A layout read from a photo names its areas by their printed colour (pink, yellow...):
+    each is on the palette, so one misread hex is painted right instead of the photo read
+    again (a pink area could only be painted over in one of five other colours)."""
+    layout_id = create_layout(client, "sunflower-valley", "Sheet P")
+    page = client.get(f"/layouts/{layout_id}").get_data(as_text=True)
+    for colour in ("blue", "purple", "yellow", "pink", "brown", "grey"):
+        assert f'name="tool" value="{colour}"' in page and f'id="area-{colour}"' in page
+    assert paint(client, layout_id, tool="pink", q=0, r=0).status_code == 200
+    assert layout_data(app, layout_id)["cells"] == [{"q": 0, "r": 0, "area": "pink"}]
+    russian = client.get(f"/layouts/{layout_id}", headers={"Accept-Language": "ru"})
+    assert "Розовая" in russian.get_data(as_text=True)
+
+
 def test_unfinished_layout_cannot_start_a_table(app: Flask, client: FlaskClient) -> None:
     layout_id = create_layout(client, "sunflower-valley", "Half done")
     html = client.get(f"/layouts/{layout_id}").get_data(as_text=True)

@@ -564,17 +564,25 @@ def evidence(why: Mapping[str, Any], category: str | None) -> set[tuple[int, int
 # --- layouts -----------------------------------------------------------------------------------
 
 AREA_NAMES = ("blue", "green", "orange", "red", "purple")
+#: The other colours a printed sheet may use: a layout read from a photo names its areas
+#: by their printed colour (``vision.cells.COLOUR_WORDS``), and each must be paintable to
+#: correct a hex (a pink area could only be painted over in one of the five before).
+MORE_AREA_NAMES = ("yellow", "pink", "brown", "grey")
 _AREA_LABELS = (
     NP_("area", "Blue"),
     NP_("area", "Green"),
     NP_("area", "Orange"),
     NP_("area", "Red"),
     NP_("area", "Purple"),
+    NP_("area", "Yellow"),
+    NP_("area", "Pink"),
+    NP_("area", "Brown"),
+    NP_("area", "Grey"),
 )
 LAYOUT_TOOLS = (
     *(
         Tool(name, label, AREA_FILLS[name], icon=f"area-{name}", context=context)
-        for name, (context, label) in zip(AREA_NAMES, _AREA_LABELS, strict=True)
+        for name, (context, label) in zip(AREA_NAMES + MORE_AREA_NAMES, _AREA_LABELS, strict=True)
     ),
     Tool("mountain", N_("Mountain")),
     Tool("eraser", N_("Remove hex")),
