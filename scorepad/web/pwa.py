@@ -57,7 +57,9 @@ def manifest() -> Response:
         "start_url": "/",
         "scope": "/",
         "display": "standalone",
-        "orientation": "portrait",
+        # Not locked to portrait: the big screen is a tablet's, and a hex board fits a
+        # phone turned sideways.
+        "orientation": "any",
         "background_color": BACKGROUND,
         "theme_color": THEME_COLOUR,
         "icons": [

@@ -26,11 +26,6 @@ def _result(stored: db.StoredTable) -> Result | None:
     return result
 
 
-def _filename(stored: db.StoredTable, ext: str) -> str:
-    day = stored.updated_at.strftime("%Y-%m-%d")
-    return f"{stored.game}-{day}-{stored.id[:6]}.{ext}"
-
-
 def _unscorable() -> Response:
     return error_page(
         409,
@@ -85,7 +80,7 @@ def csv(table_id: str) -> Response:
     delimiter = "," if words().english else ";"
     resp = make_response("\ufeff" + to_csv(result, _labels(result), delimiter))
     resp.mimetype = "text/csv"  # text types get "; charset=utf-8"
-    resp.headers["Content-Disposition"] = f'attachment; filename="{_filename(stored, "csv")}"'
+    resp.headers["Content-Disposition"] = f'attachment; filename="{stored.file_name("csv")}"'
     return _versioned(resp, stored)
 
 
@@ -99,7 +94,7 @@ def recap_text(table_id: str) -> Response:
         return _unscorable()
     resp = make_response(recap(result, decided(stored, result)))
     resp.mimetype = "text/plain"
-    resp.headers["Content-Disposition"] = f'inline; filename="{_filename(stored, "txt")}"'
+    resp.headers["Content-Disposition"] = f'inline; filename="{stored.file_name("txt")}"'
     return _versioned(resp, stored)
 
 
@@ -116,5 +111,5 @@ def card(table_id: str) -> Response:
     card_png = results_card(result, stored.doc, _labels(result), head, tiebreaks)
     resp = make_response(card_png)
     resp.mimetype = "image/png"
-    resp.headers["Content-Disposition"] = f'inline; filename="{_filename(stored, "png")}"'
+    resp.headers["Content-Disposition"] = f'inline; filename="{stored.file_name("png")}"'
     return _versioned(resp, stored)

@@ -239,7 +239,7 @@ def export(table_id: str) -> Response:
     body = json.dumps(saved, indent=1, ensure_ascii=False) + "\n"
     resp = make_response(body)
     resp.mimetype = "application/json"
-    resp.headers["Content-Disposition"] = f'attachment; filename="{stored.game}-{stored.id}.json"'
+    resp.headers["Content-Disposition"] = f'attachment; filename="{stored.file_name("json")}"'
     resp.headers["Cache-Control"] = "private, no-store"  # a table's whole state, as it is now
     return resp
 

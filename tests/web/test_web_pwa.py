@@ -34,6 +34,7 @@ def test_manifest_names_the_app_and_its_icons(client: FlaskClient) -> None:
     doc = json.loads(resp.get_data(as_text=True))
     assert doc["name"] == doc["short_name"] == "Scorepad"
     assert doc["start_url"] == doc["scope"] == "/" and doc["display"] == "standalone"
+    assert doc["orientation"] == "any"  # a tablet's big screen turns, a sideways phone too
     assert doc["lang"] == "uk" and "настільних" in doc["description"]
     sizes = {}
     for icon in doc["icons"]:

@@ -369,6 +369,11 @@ def test_export_round_trips_through_import(app: Flask, client: FlaskClient, tabl
     resp = client.get(f"/t/{table_id}/export")
     assert resp.mimetype == "application/json"
     assert "attachment" in resp.headers["Content-Disposition"]
+    # Named as its CSV, recap and card are: game, day, the id's start.
+    named = re.search(r'filename="([^"]+)"', resp.headers["Content-Disposition"])
+    assert named and re.fullmatch(
+        rf"sunflower-valley-\d{{4}}-\d\d-\d\d-{table_id[:6]}\.json", named.group(1)
+    )
     exported = json.loads(resp.data)
     assert exported == stored_doc(app, table_id)
     upload = {"file": (io.BytesIO(resp.data), "table.json")}

@@ -54,6 +54,12 @@ class StoredTable:
     def finished(self) -> bool:
         return self.finished_at is not None
 
+    def file_name(self, ext: str) -> str:
+        """The name every download of the table takes: game, day of its last change and the
+        start of its id ("sunflower-valley-2026-12-04-SfHm-f.csv"), the same for an export
+        as for its CSV, recap and card."""
+        return f"{self.game}-{self.updated_at.strftime('%Y-%m-%d')}-{self.id[:6]}.{ext}"
+
 
 def table_from_row(row: sa.Row[Any]) -> StoredTable:
     return StoredTable(
