@@ -223,10 +223,22 @@
     }
   });
   /* A question before the photo is sent (data-confirm: reading a layout over one that is
-   * not blank); answered no, the file is let go, so that it can be chosen again. */
+   * not blank); answered no, the file is let go, so that it can be chosen again. A photo
+   * over the server's limit is not sent at all: the server would refuse it only after
+   * minutes of sending over a phone's connection. */
   document.addEventListener("htmx:confirm", function (e) {
     var form = e.detail.elt;
-    if (!form.matches || !form.matches(".photo-form[data-confirm]")) { return; }
+    if (!form.matches || !form.matches(".photo-form")) { return; }
+    var file = form.querySelector("input[type=file]");
+    var most = Number(form.dataset.maxBytes || 0);
+    if (most && file && file.files.length && file.files[0].size > most) {
+      e.preventDefault();
+      var said = form.querySelector("#photo-message");
+      if (said) { said.textContent = form.dataset.tooLarge; }
+      form.reset();
+      return;
+    }
+    if (!form.matches("[data-confirm]")) { return; }
     e.preventDefault();
     if (window.confirm(form.dataset.confirm)) { e.detail.issueRequest(true); } else { form.reset(); }
   });

@@ -129,10 +129,12 @@ def _upload_limits(app: Flask) -> None:
     """Photos may be far larger than board files: raise the body limit for their endpoints."""
     from scorepad.web.photos import PHOTO_LIMIT, UPLOAD_ENDPOINTS
 
+    app.config.setdefault("PHOTO_MAX_BYTES", PHOTO_LIMIT)  # the photo forms say it too
+
     @app.before_request
     def _photo_limit() -> None:
         if request.endpoint in UPLOAD_ENDPOINTS:
-            request.max_content_length = app.config.get("PHOTO_MAX_BYTES", PHOTO_LIMIT)
+            request.max_content_length = app.config["PHOTO_MAX_BYTES"]
 
 
 def _warm_up(app: Flask) -> None:

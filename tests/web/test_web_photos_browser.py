@@ -131,3 +131,21 @@ def test_a_photo_over_a_layout_asks_first_and_no_lets_the_file_go(
     page.set_input_files("#editor input[name=photo]", files=photo)
     page.wait_for_selector("#editor-message", timeout=60_000)
     assert sent and "Photo read" in page.inner_text("#editor-message")
+
+
+def test_a_photo_over_the_limit_is_refused_on_the_phone(page: Any, live_server: Any) -> None:
+    """The server refuses a photo over its limit only once it has all of it (minutes over a
+    phone's connection): the page says so at once and sends nothing."""
+    live_server.app.config["PHOTO_MAX_BYTES"] = 2 * 1024 * 1024
+    start_table(page, "sunflower-valley", ["Ann"])
+    sent: list[str] = []
+    page.on("request", lambda r: sent.append(r.url) if r.url.endswith("/photo") else None)
+    page.set_input_files(
+        "#editor input[name=photo]",
+        files=[{"name": "big.jpg", "mimeType": "image/jpeg", "buffer": bytes(3 * 1024 * 1024)}],
+    )
+    page.wait_for_function(
+        "document.getElementById('photo-message').textContent.includes('too large')"
+    )
+    assert "up to 2 MB" in page.inner_text("#photo-message")
+    assert not sent and page.input_value("#editor input[name=photo]") == ""
