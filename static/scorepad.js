@@ -645,8 +645,9 @@
     var region = e.detail.target, ed = editor(), cfg = e.detail.requestConfig;
     still = null;
     if (!ed || region !== ed) { return; }
-    var el = document.activeElement;
-    if (el && el.closest && el.closest(".photo-form")) { return; } /* it scrolls to its message */
+    var el = document.activeElement, sender = cfg && cfg.elt;
+    /* A photo's answer scrolls to its message (photoAnswered), whoever had the focus. */
+    if ((el && el.closest && el.closest(".photo-form")) || (sender && sender.closest && sender.closest(".photo-form"))) { return; }
     var used = el && el !== ed && ed.contains(el) && !el.closest("[data-tap]");
     if ((cfg && cfg.path === ed.dataset.tapUrl) || !used) {
       /* a tap, or a redraw from the live poll (another phone changed this board) */

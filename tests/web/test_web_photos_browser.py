@@ -36,6 +36,9 @@ def test_photograph_a_sheet_check_the_doubts_and_score(page: Any, live_server: A
     # The photo button that had the focus is gone with the old editor: the focus is on
     # the message (read out, and the keyboard goes on from there), not lost to the page.
     page.wait_for_function("document.activeElement.id === 'editor-message'")
+    # Scrolled to where it is printed, above the list of cells to check: not pinned over
+    # the bottom of the board, where the outlined cells are.
+    assert "toast" not in (page.get_attribute("#editor-message", "class") or "")
     outlined = page.locator("#editor .cell.doubt")
     listed = page.locator("#doubts li")
     flagged = outlined.count()
@@ -149,3 +152,25 @@ def test_a_photo_over_the_limit_is_refused_on_the_phone(page: Any, live_server: 
     )
     assert "up to 2 MB" in page.inner_text("#photo-message")
     assert not sent and page.input_value("#editor input[name=photo]") == ""
+
+
+def test_a_photos_message_is_shown_where_it_is_printed_not_over_the_board(
+    page: Any, live_server: Any
+) -> None:
+    """Chosen with the board scrolled into view on a small phone, the photo's answer
+    scrolls to its message above the list of cells to check; it was pinned over the
+    bottom of the board instead, where the outlined cells are (the board was kept still)."""
+    page.set_viewport_size({"width": 360, "height": 640})
+    with live_server.app.app_context():
+        layout_id = db.create_layout("sunflower-valley", "Sheet P", sheet_layout(doubtful_sheet()))
+    start_table(page, "sunflower-valley", ["Ann", "Bo"], layout=f"db:{layout_id}")
+    page.locator("#editor .board").scroll_into_view_if_needed()
+    page.set_input_files(
+        "#editor input[name=photo]",
+        files=[{"name": "s.jpg", "mimeType": "image/jpeg", "buffer": sheet(doubtful_sheet()).jpeg}],
+    )
+    page.wait_for_selector("#doubts", timeout=60_000)
+    page.wait_for_timeout(300)  # past the settle, where a message out of view is pinned
+    assert "toast" not in (page.get_attribute("#editor-message", "class") or "")
+    box = page.locator("#editor-message").bounding_box()
+    assert box and box["y"] >= 0 and box["y"] + box["height"] <= 640
