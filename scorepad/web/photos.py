@@ -401,15 +401,35 @@ def layout_photo(layout_id: str) -> Response:
     # A layout read but not as a side is printed (a Spring Meadow side with tiles on it:
     # 7 burrows of 11) is listed under the board; the message says so, in amber.
     unfinished = bool(board_kit.layout_problems(found["layout"]))
-    hint = (
-        gettext(
-            "The layout read is not finished (see under the board): photograph the whole "
-            "sheet or board side with nothing on it, before play."
+    hint = ""
+    if unfinished:
+        hint = (
+            gettext(
+                "The layout read is not finished (see under the board): photograph the whole "
+                "sheet, before anything is drawn on it."
+            )
+            if board_kit.PAPER
+            else gettext(
+                "The layout read is not finished (see under the board): photograph the whole "
+                "board side with nothing on it, before play."
+            )
         )
-        if unfinished
-        else ""
+    # A layout keeps no doubts (it has no undo, and no list of cells to check): its outlines
+    # show on this answer only, so the message says to look now, not "check them first".
+    said = (
+        read_message(len(check), board_kit.PAPER)
+        if not check
+        else str(
+            ngettext(
+                "Photo read. %(num)d outlined cell was hard to read: look at it now (the outline "
+                "goes with the next change).",
+                "Photo read. %(num)d outlined cells were hard to read: look at them now (the "
+                "outlines go with the next change).",
+                len(check),
+            )
+        )
     )
-    message = " ".join(filter(None, [read_message(len(check), board_kit.PAPER), doubted, hint]))
+    message = " ".join(filter(None, [said, doubted, hint]))
     flagged = {(a, b) for a, b in check}
     kind = "warning" if doubted or unfinished else "info"
     return render_layout(stored, message, flagged=flagged, kind=kind)

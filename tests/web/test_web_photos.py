@@ -814,7 +814,15 @@ def test_a_burrow_layout_read_with_tiles_on_the_side_says_it_is_unfinished(
     assert "Replace this layout" not in client.get(f"/layouts/{layout_id}").get_data(as_text=True)
     html = send(client, f"/layouts/{layout_id}/photo", shot.jpeg).get_data(as_text=True)
     assert "Photo read" in html and "The layout read is not finished" in html
+    said = re.search(r'id="editor-message">([^<]*)<', html)
+    assert said and "the whole board side with nothing on it" in said.group(1)
+    assert "sheet" not in said.group(1)  # a Sunflower Valley word
     assert 'class="msg msg-warning"' in html and 'id="layout-problems"' in html
+    # Squares under a tile are outlined on this answer only (a layout keeps no doubts), so
+    # the message says to look now rather than "check them first" with no list to check.
+    assert re.search(r'class="sq-cell[^"]* doubt"', html)  # the squares under tiles
+    assert "look at them now (the outlines go with the next change)" in said.group(1)
+    assert "first" not in said.group(1)
     # Read once, the layout is no longer blank: another photo asks first (no undo here).
     assert 'data-confirm="Replace this layout with the one in the photo?' in html
 
