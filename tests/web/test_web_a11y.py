@@ -431,6 +431,17 @@ def test_a_hex_board_fits_a_phone_turned_sideways(site: Site) -> None:
 
 
 @pytest.mark.browser
+def test_the_results_links_keep_one_row_on_a_phone(site: Site) -> None:
+    """The results page's links sit on one scrolling row, as the editor's do ("Big screen"
+    had wrapped to a line of its own at 360-390 px)."""
+    with viewed(site, 360) as page:
+        page.goto(site.url + site.screens["Sunflower Valley results"])
+        tops = {round(a.bounding_box()["y"]) for a in page.locator(".tablelinks a").all()}
+        assert len(tops) == 1, tops
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360
+
+
+@pytest.mark.browser
 def test_seasons_counters_line_up_on_a_phone(site: Site) -> None:
     """Each Seasons counter's box sits at the right of its row, whatever its label's
     length (Ukrainian's longest wraps), so the column of boxes reads as one."""
