@@ -47,6 +47,17 @@ def phones(browser: Any, live_server: LiveServer) -> Iterator[list[Any]]:
     assert not errors, f"JavaScript errors: {errors}"
 
 
+def start_anna_and_boris(host: Any, base: str) -> str:
+    """The host starts a Sunflower Valley table for Anna and Boris: its id."""
+    host.goto(base + "/new")
+    choose_game(host, "sunflower-valley")
+    host.fill("input[name=name_0]", "Anna")
+    host.fill("input[name=name_1]", "Boris")
+    host.click("#new-form button[type=submit]")
+    host.wait_for_url(re.compile(r".*/t/[\w-]{22}$"))
+    return str(host.url.rsplit("/", 1)[1])
+
+
 def draw(page: Any, tool: str, q: int, r: int) -> None:
     page.click(f"#palette input[value='{tool}'] + span")
     page.click(f'#editor [data-q="{q}"][data-r="{r}"]')
@@ -87,13 +98,7 @@ def test_two_phones_play_one_table(phones: list[Any], live_server: LiveServer) -
     base = live_server.url
     live_server.app.config["FINISHED_POLL_MS"] = LIVE_MS  # the guest notices a reopening soon
     # The host starts a table for Anna and Boris and takes Anna's seat.
-    host.goto(base + "/new")
-    choose_game(host, "sunflower-valley")
-    host.fill("input[name=name_0]", "Anna")
-    host.fill("input[name=name_1]", "Boris")
-    host.click("#new-form button[type=submit]")
-    host.wait_for_url(re.compile(r".*/t/[\w-]{22}$"))
-    table = host.url.rsplit("/", 1)[1]
+    table = start_anna_and_boris(host, base)
     host.goto(f"{base}/t/{table}/seats")
     assert host.locator("#join-qr svg").count() == 1
     # The code as the screen shows it scans to the table's join address (a fixed-size
@@ -219,13 +224,7 @@ def test_a_seated_phones_undo_follows_the_tables_last_step(
     host, guest, _ = phones
     base = live_server.url
     live_server.app.config["LIVE_POLL_MS"] = 500
-    host.goto(base + "/new")
-    choose_game(host, "sunflower-valley")
-    host.fill("input[name=name_0]", "Anna")
-    host.fill("input[name=name_1]", "Boris")
-    host.click("#new-form button[type=submit]")
-    host.wait_for_url(re.compile(r".*/t/[\w-]{22}$"))
-    table = host.url.rsplit("/", 1)[1]
+    table = start_anna_and_boris(host, base)
     guest.goto(f"{base}/t/{table}/join")
     guest.click("button.seat-claim:has-text('Boris')")
     guest.wait_for_selector("#editor[data-player='1']")
