@@ -70,6 +70,28 @@ def test_harmonies_board_side(app: Flask, client: FlaskClient, side: str, hexes:
     assert {(c["q"], c["r"]) for c in cells} == set(hm.board_hexes(side))
 
 
+def test_harmonies_table_turns_to_the_other_side_while_its_boards_are_empty(
+    app: Flask, client: FlaskClient, harmonies: str
+) -> None:
+    """A table started for the wrong side need not be started again (names retyped, seats
+    joined again): while every board is empty the side changes, on every board at once."""
+    assert 'id="board-side"' in client.get(f"/t/{harmonies}?p=0").get_data(as_text=True)
+    resp = field(client, harmonies, p=0, action="side", side="B")
+    assert resp.status_code == 200  # type: ignore[attr-defined]
+    doc = stored_doc(app, harmonies)
+    assert doc["options"]["side"] == "B"
+    for board in doc["players"]:
+        assert {(c["q"], c["r"]) for c in board["cells"]} == set(hm.board_hexes("B"))
+    assert field(client, harmonies, p=1, action="side", side="C").status_code == 422
+    tap(client, harmonies, p=1, tool="blue", q=0, r=0)  # a token on Boris's board
+    resp = field(client, harmonies, p=0, action="side", side="A")
+    assert resp.status_code == 422 and message(resp) == (
+        "The board side can be changed only while every board is empty."
+    )
+    assert stored_doc(app, harmonies)["options"]["side"] == "B"
+    assert 'id="board-side"' not in client.get(f"/t/{harmonies}?p=0").get_data(as_text=True)
+
+
 def test_harmonies_stacks_build_and_illegal_stacks_are_refused(
     app: Flask, client: FlaskClient, harmonies: str
 ) -> None:

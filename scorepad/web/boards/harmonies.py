@@ -172,8 +172,11 @@ def set_field(
     new, board = with_player_copy(doc, player)
     animals: list[dict[str, int]] = board.setdefault("animals", [])
     action = form.get("action", "")
-    if action not in ("spirit", "add_animal", "remove_animal", "cubes", "cubes_from_board"):
+    actions = ("spirit", "add_animal", "remove_animal", "cubes", "cubes_from_board", "side")
+    if action not in actions:
         raise unknown_change(form)  # before the card it would otherwise refuse
+    if action == "side":
+        return switched_side(doc, form.get("side", "")), meta
     if action == "cubes_from_board":
         for animal, n in zip(animals, cubes_on_board(doc, player), strict=True):
             animal["cubes"] = n
@@ -237,6 +240,27 @@ def cubes_on_board(doc: Mapping[str, Any], player: int) -> list[int]:
         if last is not None:
             counts[last] -= 1
     return counts
+
+
+def all_empty(doc: Mapping[str, Any]) -> bool:
+    """Whether no board of the table holds anything yet (tokens, cubes, cards, a spirit)."""
+    return not any(
+        c.get("stack") or c.get("cube") for p in doc["players"] for c in p.get("cells", [])
+    ) and not any(p.get("animals") or p.get("spirit") for p in doc["players"])
+
+
+def switched_side(doc: Mapping[str, Any], side: str) -> dict[str, Any]:
+    """The table turned to board side ``side`` while its boards are empty: a table started
+    for the wrong side (a photo of the other side is refused by name) need not be started
+    again, its names retyped and its seats joined again. Every board at once: all players
+    play the same side. With anything on a board, refused (its hexes would not fit)."""
+    if side not in ("A", "B"):
+        raise EditRefused(gettext("Board side: choose A or B."))
+    if not all_empty(doc):
+        raise EditRefused(gettext("The board side can be changed only while every board is empty."))
+    cells = [{"q": h.q, "r": h.r, "stack": []} for h in hm.board_hexes(side)]
+    players = [{**p, "cells": copy.deepcopy(cells)} for p in doc["players"]]
+    return {**doc, "options": {**doc.get("options", {}), "side": side}, "players": players}
 
 
 ANIMAL_HELD = N_(
@@ -336,6 +360,7 @@ def board(
         c["label"] += notes.get((c["q"], c["r"]), "")
     doubtful = doubts.flagged(meta, player)
     return {
+        "side_choice": (doc.get("options") or {}).get("side", "A") if all_empty(doc) else None,
         "doubtful": doubtful,
         "doubts": doubts.listed(meta, player, labels),
         "cycle": CYCLE,
