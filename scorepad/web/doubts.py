@@ -36,6 +36,15 @@ def flagged(meta: Mapping[str, Any], player: int) -> set[tuple[int, int]]:
     return {(int(a), int(b)) for a, b in photo_of(meta, player).get("check", [])}
 
 
+def unchecked(meta: Mapping[str, Any]) -> int:
+    """How many cells read from photos are still to check, on every board: finishing the
+    table says so first (its boards then become read-only, the outlines are dropped)."""
+    photos = meta.get("photos", {})
+    return sum(
+        len(found.get("check", [])) for found in photos.values() if isinstance(found, Mapping)
+    )
+
+
 def with_photo(
     meta: Mapping[str, Any], player: int, photo_id: str, check: list[list[int]]
 ) -> dict[str, Any]:

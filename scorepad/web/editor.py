@@ -114,6 +114,7 @@ def known_result(table_id: str, version: int) -> tuple[Result | None, list[str]]
 
 
 bp.add_app_template_global(cell_name)
+bp.add_app_template_global(doubts.unchecked, name="unchecked")  # said before finishing
 bp.add_app_template_global(pinned)  # "Clara 1, Boris 1": a game's pins so far
 bp.add_app_template_global(is_htmx)  # a fragment's render, not a page's (nor a history restore)
 

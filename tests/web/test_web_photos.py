@@ -181,6 +181,12 @@ def test_a_sheet_photo_fills_the_editor_and_outlines_the_doubts(
     for page in (results, client.get(f"/t/{table_id}/screen").get_data(as_text=True)):
         assert not re.search(r'class="cell[^"]* doubt', page)
     assert "The photo this board was read from" in results  # the evidence stays
+    # Finishing the table (its outlines then go) says first how many are not checked.
+    unchecked = f"{len(flagged)} cells read from photos are not checked yet. Finish the table?"
+    assert unchecked in results
+    assert unchecked in client.get(f"/t/{table_id}/seats").get_data(as_text=True)
+    clear = sv_table(app, client, clear_sheet(), ["Ann"])
+    assert "not checked yet" not in client.get(f"/t/{clear}/results").get_data(as_text=True)
 
 
 def test_the_residents_tally_on_the_sheet_fills_the_residents_box(
