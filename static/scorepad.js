@@ -641,6 +641,9 @@
    * the player touched (the board for a tap; the button or field used) stays where it was. */
   var still = null;
   function topOf(el) { return el ? el.getBoundingClientRect().top : null; }
+  function boardStill() {
+    return { region: "editor", key: ".board", top: topOf(document.querySelector("#editor .board")) };
+  }
   document.addEventListener("htmx:beforeSwap", function (e) {
     var region = e.detail.target, ed = editor(), cfg = e.detail.requestConfig;
     still = null;
@@ -651,7 +654,7 @@
     var used = el && el !== ed && ed.contains(el) && !el.closest("[data-tap]");
     if ((cfg && cfg.path === ed.dataset.tapUrl) || !used) {
       /* a tap, or a redraw from the live poll (another phone changed this board) */
-      still = { region: "editor", key: ".board", top: topOf(ed.querySelector(".board")) };
+      still = boardStill();
       return;
     }
     var all = Array.prototype.slice.call(ed.querySelectorAll(FOCUSABLE));
@@ -680,7 +683,7 @@
     still = null;
   });
   function unpin(toast) {
-    still = { region: "editor", key: ".board", top: topOf(document.querySelector("#editor .board")) };
+    still = boardStill();
     toast.classList.remove("toast");
     toast.dataset.seen = "1";
     keepStill();

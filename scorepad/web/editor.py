@@ -190,22 +190,24 @@ def steps_allowed(stored: db.StoredTable, rights: access.Rights) -> dict[str, An
     press. The host, or everyone when allowed, may take every step: no query then."""
     undo, redo, why = stored.can_undo, stored.can_redo, None
     if rights.can_edit_any and not rights.can_edit_all and (undo or redo):
-        names = [p["name"] for p in stored.doc["players"]]
         back, forward = db.steps_around(stored.id, stored.version)
-        try:
-            if back is not None:
-                access.check_change(rights, stored, *back, names)
-        except access.Forbidden as err:
-            undo, why = False, str(err)
-        try:
-            if forward is not None:
-                access.check_change(rights, stored, *forward, names)
-        except access.Forbidden:
-            redo = False
+        why = _refusal(rights, stored, back)
+        undo, redo = undo and why is None, redo and _refusal(rights, stored, forward) is None
     # What the live poll compares with the buttons on screen (static/live.js): another
     # phone's step can allow or forbid them without changing this phone's board.
     state = f"{'u' if undo else ''}{'r' if redo else ''}:{why or ''}"
     return {"can_undo": undo, "can_redo": redo, "undo_refused": why, "steps_state": state}
+
+
+def _refusal(rights: access.Rights, stored: db.StoredTable, step: db.Step | None) -> str | None:
+    """Why this phone may not take a history ``step`` (``access.check_change``), or None."""
+    if step is None:
+        return None
+    try:
+        access.check_change(rights, stored, *step, _names(stored))
+    except access.Forbidden as err:
+        return str(err)
+    return None
 
 
 def sheet_tag(doc: dict[str, Any], player: int) -> str:

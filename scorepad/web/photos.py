@@ -36,7 +36,7 @@ from scorepad.web.boards import (
     player_index,
     refuse_edit,
 )
-from scorepad.web.doubts import checked, photo_of, tapped_cells, with_photo
+from scorepad.web.doubts import checked, flagged, tapped_cells, with_photo
 from scorepad.web.editor import (
     REFUSALS,
     edit,
@@ -245,7 +245,20 @@ def keep(table_id: str, player: int, data: bytes) -> str:
     return db.add_photo(table_id, player, "image/jpeg", small)
 
 
-def read_message(flags: int, paper: bool) -> str:
+def read_message(flags: int, paper: bool, lasting: bool = True) -> str:
+    """What a photo's answer says first: how many cells it outlined, if any. A layout keeps
+    no doubts (not ``lasting``: it has no undo and no list of cells to check), so its
+    outlines show on this answer only and it says to look now, not "check them first"."""
+    if flags and not lasting:
+        return str(
+            ngettext(
+                "Photo read. %(num)d outlined cell was hard to read: look at it now (the outline "
+                "goes with the next change).",
+                "Photo read. %(num)d outlined cells were hard to read: look at them now (the "
+                "outlines go with the next change).",
+                flags,
+            )
+        )
     if not flags:
         if paper:  # a paper sheet; the other games' boards lie on the table (``BoardKit.PAPER``)
             return str(
@@ -347,7 +360,7 @@ def mark_checked(table_id: str) -> Response:
         if named and not one:  # a cell that is none is not "all of them"
             raise EditRefused(gettext("That cell is not on the board: nothing was marked."))
         meta = checked(stored.meta, player, one or None)
-        left = len(photo_of(meta, player).get("check", []))
+        left = len(flagged(meta, player))
         # Said, as the outline that went is only seen: the keyboard moved on silently.
         g.edit_note = (
             ngettext("%(num)d cell left to check.", "%(num)d cells left to check.", left)
@@ -414,21 +427,7 @@ def layout_photo(layout_id: str) -> Response:
                 "board side with nothing on it, before play."
             )
         )
-    # A layout keeps no doubts (it has no undo, and no list of cells to check): its outlines
-    # show on this answer only, so the message says to look now, not "check them first".
-    said = (
-        read_message(len(check), board_kit.PAPER)
-        if not check
-        else str(
-            ngettext(
-                "Photo read. %(num)d outlined cell was hard to read: look at it now (the outline "
-                "goes with the next change).",
-                "Photo read. %(num)d outlined cells were hard to read: look at them now (the "
-                "outlines go with the next change).",
-                len(check),
-            )
-        )
-    )
+    said = read_message(len(check), board_kit.PAPER, lasting=False)
     message = " ".join(filter(None, [said, doubted, hint]))
     flagged = {(a, b) for a, b in check}
     kind = "warning" if doubted or unfinished else "info"

@@ -73,6 +73,7 @@ from scorepad.web.db.sharing import (
 )
 from scorepad.web.db.tables import (
     HISTORY_LIMIT,
+    Step,
     StoredTable,
     TableSummary,
     create_table,
@@ -98,6 +99,7 @@ __all__ = [
     "Member",
     "NotFound",
     "SeatTaken",
+    "Step",
     "StoredLayout",
     "StoredPhoto",
     "StoredTable",
