@@ -210,6 +210,17 @@ def test_sqlite_runs_in_wal_mode(tmp_path: Any) -> None:
     engine.dispose()
 
 
+def test_writers_lock_file_sits_beside_a_database_file_only(tmp_path: Any) -> None:
+    # An in-memory database once left a ":memory:.lock" file in the working directory.
+    from scorepad.web.db.connect import _lock_path
+
+    path = tmp_path / "w.sqlite3"
+    assert _lock_path(db.make_engine(f"sqlite:///{path}")) == f"{path}.lock"
+    for url in ("sqlite://", "sqlite:///:memory:", "sqlite:///file:x?mode=memory&uri=true"):
+        assert _lock_path(db.make_engine(url)) is None, url
+    assert _lock_path(db.make_engine("postgresql://u@h/d")) is None
+
+
 def _start_worker(database: str) -> str:
     """What a gunicorn worker does at start without --preload: the schema and the secret."""
     from scorepad.web import create_app

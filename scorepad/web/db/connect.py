@@ -62,8 +62,18 @@ def init_app(app: Flask) -> None:
     engine = make_engine(app.config["DATABASE_URL"])
     create_schema(engine)
     app.extensions["scorepad.db"] = engine
-    database = engine.url.database if engine.url.get_backend_name() == "sqlite" else None
-    app.extensions["scorepad.db.lock"] = f"{database}.lock" if database else None
+    app.extensions["scorepad.db.lock"] = _lock_path(engine)
+
+
+def _lock_path(engine: Engine) -> str | None:
+    """The writers' lock file beside a SQLite database file; none for PostgreSQL or an
+    in-memory database (a file named ``:memory:.lock`` in the working directory helps no one)."""
+    if engine.url.get_backend_name() != "sqlite":
+        return None
+    database = engine.url.database or ""
+    if database in ("", ":memory:") or engine.url.query.get("mode") == "memory":
+        return None
+    return f"{database}.lock"
 
 
 def create_schema(engine: Engine) -> None:
