@@ -113,13 +113,21 @@ def other_side(side: str) -> str:
     return "B" if side == "A" else "A"
 
 
-def wrong_side(side: str) -> PhotoError:
+class WrongSide(PhotoError):
+    """A photo of the other side of the board than the table's; ``shown`` names the side in
+    the photo (the web app points a table whose boards are all empty at its side switch)."""
+
+    def __init__(self, side: str) -> None:
+        self.shown = other_side(side)
+        super().__init__(
+            f"the board in the photo is side {self.shown}, but this table plays side {side}: "
+            f"photograph side {side} or start a table for side {self.shown}"
+        )
+
+
+def wrong_side(side: str) -> WrongSide:
     """The refusal of a photo of the other side than the table's (``side``)."""
-    other = other_side(side)
-    return PhotoError(
-        f"the board in the photo is side {other}, but this table plays side {side}: "
-        f"photograph side {side} or start a table for side {other}"
-    )
+    return WrongSide(side)
 
 
 #: How far (mm, the 90th percentile over the hexes, :func:`off_centre`) the tops may lie

@@ -36,6 +36,7 @@ from scorepad.web.boards import (
     player_index,
     refuse_edit,
 )
+from scorepad.web.boards import harmonies as harmonies_kit
 from scorepad.web.doubts import checked, flagged, tapped_cells, with_photo
 from scorepad.web.editor import (
     REFUSALS,
@@ -72,9 +73,10 @@ READ_WAIT = 20
 class PhotoRefused(ValueError):
     """A photo that cannot be used; the message is shown to the player."""
 
-    def __init__(self, message: str, status: int = 422) -> None:
+    def __init__(self, message: str, status: int = 422, shown_side: str | None = None) -> None:
         super().__init__(message)
         self.status = status
+        self.shown_side = shown_side  # a Harmonies board of the other side than the table's
 
 
 def upload() -> bytes:
@@ -116,7 +118,8 @@ def _read(data: bytes, game: str, function: str, hints: dict[str, Any]) -> dict[
         found: dict[str, Any] = getattr(recognize, function)(data, game=game, **hints)
     except PhotoError as err:
         why = sentence(str(err))
-        raise PhotoRefused(gettext("The photo could not be read: %(why)s", why=why)) from None
+        message = gettext("The photo could not be read: %(why)s", why=why)
+        raise PhotoRefused(message, shown_side=getattr(err, "shown", None)) from None
     except BoardError as err:
         raise PhotoRefused(sentence(err.problems[0])) from None
     except Exception:  # a recogniser bug on an odd photo: logged, and the page stays usable
@@ -182,7 +185,9 @@ def board_photo(table_id: str) -> Response:
         result = recognise(data, stored.game, **reader.photo_hints(stored.doc, player))
     except (PhotoRefused, EditRefused) as err:
         status = err.status if isinstance(err, PhotoRefused) else 422
-        return render_editor(stored, player, str(err), status, rights=found)
+        return render_editor(
+            stored, player, refusal_advice(err, stored, found), status, rights=found
+        )
     except access.Forbidden as err:
         return render_editor(stored, player, str(err), 403, rights=found)
     seen = request.form.get("v")
@@ -232,6 +237,22 @@ def board_photo(table_id: str) -> Response:
     )
     kind = "warning" if any(warnings) or note_warns else "info"
     return render_editor(stored, player, message, rights=found, kind=kind)
+
+
+def refusal_advice(err: Exception, stored: db.StoredTable, rights: access.Rights) -> str:
+    """The refusal as shown; a photo of the other Harmonies side, while every board is
+    empty and this phone may change the table's side, points at the side switch instead
+    of at starting a new table."""
+    shown = getattr(err, "shown_side", None)
+    if not shown or not rights.can_edit_all or not harmonies_kit.all_empty(stored.doc):
+        return str(err)
+    return gettext(
+        "The board in the photo is side %(shown)s, but this table plays side %(side)s. "
+        "Every board is still empty: choose side %(shown)s under “Personal board side”, "
+        "then choose the photo again.",
+        shown=shown,
+        side=(stored.doc.get("options") or {}).get("side", "A"),
+    )
 
 
 def keep(table_id: str, player: int, data: bytes) -> str:

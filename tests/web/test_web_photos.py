@@ -660,6 +660,26 @@ def test_a_harmonies_board_photo_and_the_other_height_button(
     assert (at in flagged) == (at in doubts(html))
 
 
+def test_a_photo_of_the_other_side_points_an_empty_table_at_its_side_switch(
+    app: Flask, client: FlaskClient
+) -> None:
+    shot = render3d.sample(render3d.VALIDATION, 3, megapixels=1.0)
+    shown = shot.state.side
+    played = "A" if shown == "B" else "B"
+    table_id = new_table(client, {"game": "harmonies", "side": played}, ["Ann", "Bo"])
+    resp = send(client, f"/t/{table_id}/photo", shot.jpeg, p="0")
+    html = unescape(resp.get_data(as_text=True))
+    assert resp.status_code == 422
+    assert f"side {shown}, but this table plays side {played}. Every board is still empty" in html
+    assert "“Personal board side”" in html and 'id="board-side"' in html
+    assert "start a table for side" not in html
+    # With a token on a board the side is fixed: the only way left is a new table.
+    assert tap(client, table_id, p=1, tool="blue", q=0, r=0).status_code == 200
+    html = unescape(send(client, f"/t/{table_id}/photo", shot.jpeg, p="0").get_data(as_text=True))
+    assert f"start a table for side {shown}" in html and "Every board is still empty" not in html
+    assert stored_doc(app, table_id)["options"]["side"] == played
+
+
 def test_a_board_found_by_its_tokens_alone_says_why_every_hex_is_outlined(
     client: FlaskClient,
 ) -> None:
