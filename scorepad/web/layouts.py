@@ -190,7 +190,8 @@ def rename(layout_id: str) -> Response:
     def change(current: db.StoredLayout) -> tuple[str, dict[str, Any]]:
         return name, {**current.data, "name": name}
 
-    return render_layout(db.edit_layout(layout_id, change, access.device()))
+    renamed = db.edit_layout(layout_id, change, access.device())
+    return render_layout(renamed, gettext("Layout renamed to “%(name)s”.", name=name))
 
 
 @bp.post("/<layout_id>/delete")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from html import unescape
 
 from flask import Flask
 from flask.testing import FlaskClient
@@ -135,6 +136,7 @@ def test_rename_and_delete_layout(app: Flask, client: FlaskClient) -> None:
     layout_id = create_layout(client, "sunflower-valley", "Sheet C")
     html = client.post(f"/layouts/{layout_id}/rename", data={"name": "Sheet D"}, headers=HX)
     assert 'value="Sheet D"' in html.get_data(as_text=True)
+    assert "Layout renamed to “Sheet D”." in unescape(html.get_data(as_text=True))
     assert layout_data(app, layout_id)["name"] == "Sheet D"
     for name in ("", "N\x00x", " \t "):
         assert client.post(f"/layouts/{layout_id}/rename", data={"name": name}).status_code == 422
