@@ -17,6 +17,7 @@ from test_web_photos import clear_sheet, doubtful_sheet, reading, sheet, sheet_l
 
 from scorepad import games
 from scorepad.web import db
+from scorepad.web.doubts import with_photo
 
 pytestmark = pytest.mark.browser
 
@@ -174,3 +175,30 @@ def test_a_photos_message_is_shown_where_it_is_printed_not_over_the_board(
     assert "toast" not in (page.get_attribute("#editor-message", "class") or "")
     box = page.locator("#editor-message").bounding_box()
     assert box and box["y"] >= 0 and box["y"] + box["height"] <= 640
+
+
+def test_a_long_list_of_cells_to_check_leaves_the_board_on_screen(
+    page: Any, live_server: Any
+) -> None:
+    # A sheet read in doubt outlines every hex (30): listed in full, the list took two
+    # screens of a phone and its "Right" buttons were never beside the board.
+    start_table(page, "sunflower-valley", ["Ann"])
+    table_id = page.url.rsplit("/", 1)[1]
+    with live_server.app.app_context():
+        hexes = [[c["q"], c["r"]] for c in db.get_table(table_id).doc["players"][0]["cells"]]
+
+        def outline_every_hex(current: db.StoredTable) -> tuple[Any, Any]:
+            return current.doc, with_photo(current.meta, 0, "", hexes)
+
+        db.edit_table(table_id, outline_every_hex)
+    page.reload()
+    assert page.locator("#doubts li").count() == len(hexes) >= 25
+    box = page.locator("#doubts").bounding_box()
+    board = page.locator("#editor .board").bounding_box()
+    height = page.viewport_size["height"]
+    assert box is not None and board is not None
+    assert box["height"] < 0.5 * height
+    # Scrolled to the list, the board's first rows show below it.
+    page.evaluate("document.getElementById('doubts').scrollIntoView()")
+    top = page.locator("#editor .board").bounding_box()
+    assert top is not None and top["y"] < 0.75 * height
