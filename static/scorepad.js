@@ -251,6 +251,36 @@
     return v;
   }
 
+  /* A name from earlier tables, tapped: into the first empty seat of the new-table form
+   * (a name already seated is not seated twice). */
+  function seatNames(form) {
+    return Array.prototype.filter.call(form.elements, function (el) {
+      return /^name_\d+$/.test(el.name);
+    });
+  }
+  function markSeated(form) {
+    var taken = seatNames(form).map(function (el) { return el.value.trim().toLowerCase(); });
+    form.querySelectorAll("[data-roster-name]").forEach(function (b) {
+      b.disabled = taken.indexOf(b.dataset.rosterName.toLowerCase()) >= 0;
+    });
+  }
+  document.addEventListener("click", function (e) {
+    var b = e.target.closest && e.target.closest("[data-roster-name]");
+    if (!b || !b.form) { return; }
+    var empty = seatNames(b.form).filter(function (el) { return !el.value.trim(); })[0];
+    if (empty) { empty.value = b.dataset.rosterName; }
+    markSeated(b.form);
+  });
+  document.addEventListener("input", function (e) {
+    if (e.target.form && /^name_\d+$/.test(e.target.name || "")) { markSeated(e.target.form); }
+  });
+  function markAllSeated() {
+    var hint = document.getElementById("roster-hint");
+    if (hint && hint.closest("form")) { markSeated(hint.closest("form")); }
+  }
+  document.addEventListener("htmx:afterSettle", markAllSeated);
+  document.addEventListener("DOMContentLoaded", markAllSeated);
+
   /* Taps: click (mouse, touch, keyboard Enter on a focused cell). */
   document.addEventListener("click", function (e) {
     var cell = e.target.closest && e.target.closest("#editor [data-tap]");

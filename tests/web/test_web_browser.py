@@ -289,6 +289,25 @@ def test_a_name_clash_on_a_small_phone_is_said_in_view(page: Any) -> None:
     assert page.locator("#new-form input[aria-invalid=true]").count() == 2
 
 
+def test_names_from_earlier_tables_are_seated_by_a_tap(page: Any) -> None:
+    start_table(page, "seasons", ["Vera", "Boris"])
+    page.goto(page.base + "/new")
+    choose_game(page, "seasons")
+    hint = page.locator("#roster-hint")
+    page.fill("input[name=name_0]", "Gleb")
+    assert hint.locator("button").count() == 2
+    page.click("#roster-hint button:text('Boris')")
+    assert page.input_value("input[name=name_1]") == "Boris"
+    # Seated once: its button is spent; a typed name spends its button too.
+    assert hint.locator("button:text('Boris')").is_disabled()
+    page.fill("input[name=name_2]", "vera")
+    assert hint.locator("button:text('Vera')").is_disabled()
+    page.fill("input[name=name_2]", "")
+    page.click("#roster-hint button:text('Vera')")
+    assert page.input_value("input[name=name_2]") == "Vera"
+    assert page.input_value("input[name=name_0]") == "Gleb"  # a typed name is kept
+
+
 def test_import_a_board_file_with_the_pages_own_file_button(page: Any) -> None:
     """The file button speaks the page's language (the browser's own says "Choose File"
     whatever the page's), shows the chosen file's name, and the file is imported."""
