@@ -34,6 +34,25 @@
    * changes when it loses the focus, often because a board cell was just tapped: sent side by
    * side, both would carry the same sheet tag and the second would be refused as stale. In
    * the chain each is sent after the previous answer is on screen, with its fresh tag. */
+  /* The field a form's change came from: the form sends every field, a refused one still
+   * holding what was typed, so the server is told which one changed and reads that one
+   * only (a bonus changed after a refused crystals count is kept, not refused with the
+   * crystals' message). */
+  var changed = null;
+  document.addEventListener("change", function (e) { changed = e.target; }, true);
+  /* Buttons in a list drawn again under the finger (a card's ✕, a search match's Add:
+   * data-shifting). A double tap's second half would land on the next card's button, drawn
+   * where the first one was, and remove or add a second card: while one such press is
+   * answered, and for SHIFT_SETTLE ms after, they take no press. */
+  var SHIFT_SETTLE = 500;
+  var shifting = false, shiftedAt = 0;
+  function shiftPress(elt) {
+    if (!elt.matches("[data-shifting]")) { return null; }
+    if (shifting || Date.now() - shiftedAt < SHIFT_SETTLE) { return false; }
+    shifting = true;
+    return function () { shifting = false; shiftedAt = Date.now(); };
+  }
+
   document.addEventListener("htmx:confirm", function (e) {
     var ed = editor();
     var elt = e.detail.elt;
@@ -45,11 +64,16 @@
     var button = elt.tagName === "BUTTON" ? elt : null;
     if (button && button.getAttribute("aria-busy") === "true") { return; }
     if (e.detail.question && !window.confirm(e.detail.question)) { return; }
+    var settled = shiftPress(elt);
+    if (settled === false) { return; }
     var form = htmx.values(elt, "post");
     var values = form && form.toJSON ? form.toJSON() : {};
     var extra = elt.closest("[hx-vals]");
     if (extra && ed.contains(extra)) {
       try { Object.assign(values, JSON.parse(extra.getAttribute("hx-vals"))); } catch (err) { /* none */ }
+    }
+    if (elt.tagName === "FORM" && changed && changed.form === elt && changed.name) {
+      values.changed = changed.name;
     }
     var path = e.detail.path;
     if (button) { button.setAttribute("aria-busy", "true"); }
@@ -57,7 +81,10 @@
       var now = editor();
       if (!now) { return null; }
       var sent = htmx.ajax("POST", path, { source: now, target: "#editor", swap: "outerHTML", values: values });
-      return sent.finally(function () { if (button) { button.removeAttribute("aria-busy"); } });
+      return sent.finally(function () {
+        if (button) { button.removeAttribute("aria-busy"); }
+        if (settled) { settled(); }
+      });
     });
   });
 

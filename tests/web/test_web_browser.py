@@ -510,6 +510,13 @@ def test_seasons_two_players(page: Any) -> None:
     page.wait_for_function("document.activeElement.name === 'bonuses_used'")
     assert bonuses.input_value() == "7" and bonuses.get_attribute("aria-invalid") == "true"
     assert bonuses.get_attribute("value") == "0"  # stored: nothing changed
+    # Another field changed meanwhile is kept: only the field changed is read.
+    page.fill("#counts input[name=cards_in_hand]", "1")
+    page.press("#counts input[name=cards_in_hand]", "Tab")
+    page.wait_for_selector("#counts input[name=cards_in_hand][value='1']")
+    page.fill("#counts input[name=cards_in_hand]", "0")
+    page.press("#counts input[name=cards_in_hand]", "Tab")
+    page.wait_for_selector("#counts input[name=cards_in_hand][value='0']")
     page.fill("#counts input[name=bonuses_used]", "0")
     page.press("#counts input[name=bonuses_used]", "Tab")
     page.wait_for_selector("#counts input[name=bonuses_used]:not([aria-invalid])")
@@ -532,6 +539,32 @@ def test_seasons_two_players(page: Any) -> None:
     assert page.text_content("#winner").strip() == "Leading: Anna"
     table = scores(page)
     assert table["Total"] == {"Anna": str(anna), "Boris": "55"}
+
+
+def test_seasons_a_double_tap_removes_one_card(page: Any) -> None:
+    # The list is drawn again under the finger: a double tap's second half landed on the
+    # next card's ✕ (or the same match's Add) and took a second card.
+    start_table(page, "seasons", ["Anna"])
+    for name in ("lantern", "amulet of fire", "sealed chest", "hand of fortune"):
+        page.fill("input[name=q]", name)
+        page.wait_for_selector("#search-matches button:has-text('Add')")
+        page.click("#search-matches button:has-text('Add')")
+        page.wait_for_function(
+            "(n) => document.querySelectorAll('#cards-in-play li[data-card]').length === n",
+            arg=["lantern", "amulet of fire", "sealed chest", "hand of fortune"].index(name) + 1,
+        )
+        page.wait_for_timeout(550)
+    cards = page.locator("#cards-in-play li[data-card]")
+    # The second tap comes just after the first one's answer is drawn, on the button now
+    # where the first one was: the next card's ✕ (a search match's Add is kept alike).
+    cards.nth(2).locator("button").click()
+    page.wait_for_function("document.querySelectorAll('#cards-in-play li[data-card]').length === 3")
+    cards.nth(2).locator("button").click()
+    page.wait_for_timeout(700)
+    assert cards.count() == 3
+    # A deliberate second tap, once the list has settled, is taken.
+    cards.nth(0).locator("button").click()
+    page.wait_for_function("document.querySelectorAll('#cards-in-play li[data-card]').length === 2")
 
 
 # --- Layouts -------------------------------------------------------------------------------------

@@ -935,6 +935,24 @@ def test_seasons_counts(app: Flask, client: FlaskClient, seasons: str) -> None:
     assert stored_doc(app, seasons)["players"][0]["energy_in_reserve"] == 10
 
 
+def test_seasons_a_field_changed_after_a_refused_one_is_kept(
+    app: Flask, client: FlaskClient, seasons: str
+) -> None:
+    # The form sends every field: a crystals count refused and left in its field (to be
+    # corrected there) came again with the next field's change and refused it too.
+    form = {"p": 0, "action": "counts", "crystals": 11700, "bonuses_used": 1}
+    assert field(client, seasons, **form, changed="crystals").status_code == 422
+    resp = field(client, seasons, **form, changed="bonuses_used")
+    assert resp.status_code == 200, message(resp)
+    anna = stored_doc(app, seasons)["players"][0]
+    assert (anna["crystals"], anna["bonuses_used"]) == (0, 1)
+    resp = field(client, seasons, **form, ability_token="4", changed="ability_token")
+    assert resp.status_code == 200 and stored_doc(app, seasons)["players"][0]["ability_token"] == 4
+    # Without the name of the changed field (no script), every field is read, as before.
+    resp = field(client, seasons, **form)
+    assert resp.status_code == 422 and "Crystals" in message(resp)
+
+
 def test_seasons_jewel_energy_is_asked_once_the_jewel_is_in_play(
     app: Flask, client: FlaskClient, seasons: str
 ) -> None:

@@ -84,12 +84,16 @@ def set_field(
     in_play: list[int] = sorcerer.setdefault("cards_in_play", [])
     action = form.get("action", "")
     if action == "counts":
+        # The form sends every field; "changed" (scorepad.js) names the one the player
+        # changed, and only it is read: another field still holding a refused value would
+        # refuse this change with its message.
+        changed = form.get("changed")
         for key, (label, low, high) in count_bounds(sorcerer).items():
-            if key in form:
+            if key in form and changed in (None, key):
                 sorcerer[key] = int_field(
                     form, key, low, high, gettext(label), current=sorcerer.get(key)
                 )
-        if "ability_token" in form:
+        if "ability_token" in form and changed in (None, "ability_token"):
             raw = form["ability_token"]
             top = max(ss.ABILITY_TOKENS)
             sorcerer["ability_token"] = (
