@@ -267,6 +267,9 @@ def test_a_tie_goes_to_more_cards_in_play() -> None:
     assert result.player("Anna").total == result.player("Boris").total == 30
     assert result.winners == ("Anna",)
     assert result.tiebreaks == ("tied on 30 points: Anna ahead of Boris on cards in play (1 vs 0)",)
+    # The breakdown's row is the cards' prestige: named apart from the count that breaks
+    # the tie (both read "Cards in play": "44" beside "5 vs 4" during a dispute).
+    assert "cards in play" not in seasons.GAME.categories["cards"].lower()
 
 
 def test_replicas_count_in_the_tie_break() -> None:

@@ -397,7 +397,7 @@ GAME = Game(
     title="Seasons",
     categories={
         "crystals": "Crystals",
-        "cards": "Cards in play",
+        "cards": "Card prestige",  # the cards in play's printed prestige; their count is a tie-break
         "end_of_game_cards": "End-of-game cards",
         "bonuses": "Bonus track",
         "cards_in_hand": "Cards in hand",

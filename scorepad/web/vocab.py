@@ -77,6 +77,7 @@ CATEGORIES = (
     N_("Cleared burrows"),
     N_("Picnic"),
     N_("Crystals"),
+    N_("Card prestige"),
     N_("Cards in play"),
     N_("End-of-game cards"),
     N_("Bonus track"),
