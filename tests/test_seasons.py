@@ -189,7 +189,7 @@ def test_replicas_are_worth_7_each() -> None:
     anna = result.player("Anna")
     assert anna.categories["cards"] == 7  # the Replicator's own prestige
     assert effects(result) == [
-        {"card": 222, "name": "Replica", "points": 21, "why": "3 Replica(s) × 7"}
+        {"card": 222, "name": "Replica", "points": 21, "why": "Replicas: 3 × 7"}
     ]
     assert anna.details["cards_in_play"] == 4
 
@@ -406,7 +406,7 @@ def test_every_problem_is_reported_at_once() -> None:
 def test_replicas_without_the_replicator_are_warned_about() -> None:
     result = scored({"replicas": 1}, {})
     assert result.warnings == (
-        "player 'Anna': 1 Replica(s) but no Eolis's Replicator in play; "
+        "player 'Anna': 1 counted as Replicas but no Eolis's Replicator in play; "
         "check that the Replicator left play after making them",
     )
 

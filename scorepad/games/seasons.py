@@ -318,7 +318,7 @@ def end_of_game(s: Sorcerer, others: Sequence[Sorcerer]) -> list[dict[str, Any]]
     effects += _jewels(s, copies[JEWEL_OF_THE_ANCIENTS])
     if s.replicas:
         effects.append(
-            _effect(REPLICA, REPLICA_PRESTIGE * s.replicas, f"{s.replicas} Replica(s) × 7")
+            _effect(REPLICA, REPLICA_PRESTIGE * s.replicas, f"Replicas: {s.replicas} × 7")
         )
     return effects
 
@@ -368,7 +368,7 @@ def _warnings(table: Table) -> list[str]:
         label = f"player {s.name!r}"
         if s.replicas and EOLIS_REPLICATOR not in s.cards_in_play:
             warnings.append(
-                f"{label}: {s.replicas} Replica(s) but no Eolis's Replicator in play; "
+                f"{label}: {s.replicas} counted as Replicas but no Eolis's Replicator in play; "
                 "check that the Replicator left play after making them"
             )
         if s.cards_in_play.count(JEWEL_OF_THE_ANCIENTS) > 1 and s.jewel_energy:
@@ -397,7 +397,8 @@ GAME = Game(
     title="Seasons",
     categories={
         "crystals": "Crystals",
-        "cards": "Card prestige",  # the cards in play's printed prestige; their count is a tie-break
+        # The cards in play's printed prestige; their count is the tie-break.
+        "cards": "Card prestige",
         "end_of_game_cards": "End-of-game cards",
         "bonuses": "Bonus track",
         "cards_in_hand": "Cards in hand",

@@ -420,13 +420,13 @@ SENTENCES = (
     N_("%(n)s energy on the Jewel (3 needed)"),
     N_("3 of the %(n)s energy on the two Jewels"),
     N_("%(n)s of the %(m)s energy left for this Jewel (3 needed)"),
-    N_("%(n)s Replica(s) × 7"),
+    N_("Replicas: %(n)s × 7"),
     N_("ability token 5: +3 per card in hand instead of −5"),
     N_("−5 per card in hand"),
     N_("Seasons is for 2 to 4 players; scored for one player alone"),
     N_(
-        "%(n)s Replica(s) but no Eolis's Replicator in play; check that the Replicator left "
-        "play after making them"
+        "%(n)s counted as Replicas but no Eolis's Replicator in play; check that the "
+        "Replicator left play after making them"
     ),
     N_(
         "two Jewels of the Ancients share %(n)s energy in the file; each full 3 was counted "

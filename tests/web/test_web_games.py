@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from html import unescape
 
 import pytest
 from flask import Flask
@@ -951,6 +952,21 @@ def test_seasons_a_field_changed_after_a_refused_one_is_kept(
     # Without the name of the changed field (no script), every field is read, as before.
     resp = field(client, seasons, **form)
     assert resp.status_code == 422 and "Crystals" in message(resp)
+
+
+def test_seasons_sheet_shows_the_sums_a_paper_check_needs(
+    client: FlaskClient, seasons: str
+) -> None:
+    field(client, seasons, p=0, action="add_card", card=JEWEL_OF_THE_ANCIENTS)
+    form = {"crystals": 10, "cards_in_hand": 2, "bonuses_used": 2, "jewel_energy": 3}
+    html = field(client, seasons, p=0, action="counts", **form).get_data(as_text=True)
+    assert "Cards in hand: 2 × -5 = -10 — −5 per card in hand" in unescape(html)
+    assert "Bonus track: 2 bonuses used: -12" in html
+    field(client, seasons, p=0, action="counts", bonuses_used=1)
+    html = client.get(f"/t/{seasons}/results").get_data(as_text=True)
+    assert "Bonus track: 1 bonus used: -5" in html
+    # Read only (results, big screen, paper check): the Jewel's energy is said too.
+    assert "energy on the Jewel 3" in html
 
 
 def test_seasons_jewel_energy_is_asked_once_the_jewel_is_in_play(

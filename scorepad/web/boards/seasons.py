@@ -168,6 +168,7 @@ def board(
         "tokens": sorted(ss.ABILITY_TOKENS.items()),
         "cards": cards,
         "details": details,
+        "bonus_points": ss.BONUS_TRACK,
         "highlight": highlight,
         "marked": set(),
     }
