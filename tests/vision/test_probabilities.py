@@ -217,7 +217,10 @@ def test_a_faint_sheets_pencil_is_raised_inside_the_hexes_only():
     assert out[0][30, 30] == pytest.approx(0.05 * cells.FAINT_GAIN_MAX)  # raised, at most 8x
     assert out[0][30, 1] == pytest.approx(cells.INK_LEVEL)  # the rim as it was
     assert out[21].max() == pytest.approx(cells.INK_LEVEL)  # an empty hex: nothing inside
-    # Pencil of the usual darkness leaves a sheet as it was.
+    # Pencil at a third of the usual darkness is raised too; of the usual darkness, left.
+    for ink in inks[:20]:
+        ink[28:36, 20:44] = 0.15
+    assert cells.normalise_inks(inks)[0][30, 30] == pytest.approx(cells.INK_LEVEL)
     for ink in inks[:20]:
         ink[28:36, 20:44] = 0.3
     assert cells.normalise_inks(inks)[0][30, 30] == pytest.approx(0.3)
