@@ -910,6 +910,31 @@ def test_spring_meadow_solo_values_only_in_a_solo_game(client: FlaskClient, mead
 # --- Seasons -------------------------------------------------------------------------------------
 
 
+def test_sunflower_areas_say_who_takes_them(app: Flask, client: FlaskClient) -> None:
+    # Rule C is decided across the table: a sheet's "purple 2" alone cannot settle a
+    # dispute over an area another player took, nor one nobody took.
+    table_id = new_table(client, SV_FORM, ["Anna", "Boris", "Vera"])
+    by_area: dict[str, list[tuple[int, int]]] = {}
+    for c in stored_doc(app, table_id)["players"][0]["cells"]:
+        if not c.get("mountain"):
+            by_area.setdefault(c["area"], []).append((c["q"], c["r"]))
+    one, two, three = sorted(by_area)[:3]
+    plan = {0: [one], 1: [one, one, two], 2: [two, three]}  # Anna 1 in one; Boris 2 ...
+    for player, areas in plan.items():
+        for k, area in enumerate(areas):
+            q, r = by_area[area][k if area == one and player == 1 else 0]
+            assert tap(client, table_id, p=player, tool="sunflower", q=q, r=r).status_code == 200
+    html = unescape(client.get(f"/t/{table_id}?p=0").get_data(as_text=True))
+    legend = re.search(r"Sunflowers by area:(.*?)</div>", html, re.S)
+    assert legend
+    text = re.sub(r"<[^>]+>", "", legend.group(1))
+    assert "(Boris 2)" in text  # Boris takes area one from Anna's 1
+    assert "(Boris and Vera tied at 1: nobody)" in text  # area two
+    assert "(Vera 1)" in text  # area three
+    html = unescape(client.get(f"/t/{table_id}?p=1").get_data(as_text=True))
+    assert "(+3, taken)" in html and "(Boris 2)" not in html
+
+
 @pytest.fixture
 def seasons(client: FlaskClient) -> str:
     return new_table(client, {"game": "seasons"}, ["Anna", "Boris"])

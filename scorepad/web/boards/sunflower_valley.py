@@ -42,7 +42,7 @@ from scorepad.web.boards import (
     with_player_copy,
 )
 from scorepad.web.svg import canvas
-from scorepad.web.vocab import EXAMPLE_SHEET, N_, NP_, Words, sentence, term, words
+from scorepad.web.vocab import EXAMPLE_SHEET, N_, NP_, Words, joined, sentence, term, words
 
 NAME = sv.NAME
 MODULE = "sunflower_valley"
@@ -342,6 +342,7 @@ def board(
         c["label"] += notes.get((c["q"], c["r"]), "")
     marked = evidence(why, highlight)
     doubtful = doubts.flagged(meta, player)
+    why["rivals"] = area_rivals(result.extra.get("areas", {}) if result else {}, sheet["name"])
     return {
         "doubts": doubts.listed(meta, player, labels),
         "canvas": cv,
@@ -354,6 +355,24 @@ def board(
         "render_cells": lambda tappable: render_cells(cells, marked, tappable, doubtful),
         "rules": rules_context(doc.get("options") or {}),
     }
+
+
+def area_rivals(majorities: Mapping[str, Any], name: str) -> dict[str, str]:
+    """What settles each area this player did not take (rule C, across the table): who
+    takes it with how many sunflowers, or the tie at the top that gives it to nobody; a
+    sheet checked alone does not show the others' counts."""
+    rivals = {}
+    for area, found in majorities.items():
+        counts = found["counts"]
+        top = max(counts.values(), default=0)
+        if found["winner"] == name or len(counts) < 2 or not top:
+            continue
+        if found["winner"]:
+            rivals[area] = gettext("%(name)s %(n)s", name=found["winner"], n=top)
+        else:
+            leaders = [p for p, n in counts.items() if n == top]
+            rivals[area] = gettext("%(names)s tied at %(n)s: nobody", names=joined(leaders), n=top)
+    return rivals
 
 
 def rules_context(options: Mapping[str, Any]) -> dict[str, Any]:
