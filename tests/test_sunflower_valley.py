@@ -276,6 +276,33 @@ def test_a_run_back_into_its_own_settlement_joins_nothing():
     assert d["valley_express"] == [] and d["links"] == []
 
 
+def test_a_pair_not_adjacent_goes_through_the_herds_sheep_and_house_beside_it():
+    """Rule A's chain, for the explanation: sheep (0,-1) touches no house; its herd's sheep
+    (0,0) touches (1,0), whose settlement and railway lead to the others."""
+    spec = {
+        (0, -1): "S",
+        (0, 0): "S",
+        (1, 0): "H",
+        (2, -1): "H",
+        (3, -1): "R03",
+        (4, -1): "R03",
+        (5, -1): "H",
+    }
+    valley = sv.Valley.of(sv.parse(axial_table(spec)).players[0])
+    far, near, gate = Hex(0, -1), Hex(0, 0), Hex(1, 0)
+    assert sv.pair_gate(valley, far, Hex(1, 0), "herd") == (near, gate)
+    assert sv.pair_gate(valley, far, Hex(2, -1), "settlement") == (near, gate)
+    assert sv.pair_gate(valley, far, Hex(5, -1), "railway") == (near, gate)
+    assert sv.pair_gate(valley, near, Hex(1, 0), "adjacent") is None
+    # The sheep itself, when it touches a house that leads there.
+    assert sv.pair_gate(valley, near, Hex(5, -1), "railway") == (near, gate)
+    pairs = details(axial_table(spec))["pairs"]
+    assert {tuple(p["sheep"]): p.get("through") for p in pairs} == {
+        (0, 0): None,
+        (0, -1): [[0, 0], [1, 0]],
+    }
+
+
 def test_separate_railways_score_separately():
     doc = axial_table(line("H", "R03", "R03", "H") | line("H", "R03", "R03", "H", r=3))
     assert cats(doc)["valley_express"] == 8

@@ -10,8 +10,10 @@ whose per-player ``details`` carry the evidence a player can check on the paper 
 
 ``pairs``
     ``[{"house": [q, r], "sheep": [q, r], "via": "adjacent" | "herd" | "settlement" |
-    "railway"}]``, the house–sheep pairing (a maximum matching, preferring the simplest
-    reasons so the explanation reads naturally);
+    "railway", "through": [[q, r], [q, r]]}]``, the house–sheep pairing (a maximum matching,
+    preferring the simplest reasons so the explanation reads naturally); ``through``, for a
+    pair that is not adjacent, is the sheep of the herd and the house beside it by which the
+    pair goes (:func:`pair_gate`);
 ``unpaired_houses``
     ``[[q, r], ...]``;
 ``herds``, ``settlements``
@@ -54,7 +56,7 @@ from scipy.optimize import linear_sum_assignment
 
 from scorepad.boardfile import BoardError, Model, unique_names, validate
 from scorepad.games import Game
-from scorepad.hexgrid import Hex, components, neighbors, opposite, side_gap
+from scorepad.hexgrid import Hex, components, distance, neighbors, opposite, side_gap
 from scorepad.scoring import PlayerScore, Result, TieBreak, rank
 
 NAME = "sunflower-valley"
@@ -441,6 +443,36 @@ def allowed_pairs(valley: Valley, kids: bool = False) -> dict[tuple[Hex, Hex], s
     return allowed
 
 
+def pair_gate(valley: Valley, sheep: Hex, house: Hex, via: str) -> tuple[Hex, Hex] | None:
+    """Where a pair that is not adjacent reaches the houses (rule A): the sheep of the
+    herd and the house beside it from which ``house`` is reached (the same house through
+    the herd, its settlement, or a settlement linked to it by railway): the sheep itself
+    when it touches such a house, else the nearest sheep of its herd that does. The
+    explanation draws the pair through it, so a player can follow herd, settlement and
+    railway on the sheet. ``None`` for an adjacent pair."""
+    if via == "adjacent":
+        return None
+    houses = valley.settlement_of
+    group_of = {s: g for g in valley.linked_groups() for s in g}
+    target = houses[house]
+
+    def leads(gate: Hex) -> bool:
+        if via == "herd":
+            return gate == house
+        if via == "settlement":
+            return houses[gate] == target
+        return target in group_of[houses[gate]]
+
+    herd = next(h for h in valley.herds if sheep in h)
+    ways = sorted(
+        (distance(sheep, mate), mate, gate)
+        for mate in herd
+        for gate in neighbors(mate)
+        if gate in houses and leads(gate)
+    )
+    return (ways[0][1], ways[0][2]) if ways else None
+
+
 def pair_houses(valley: Valley, kids: bool = False) -> tuple[list[tuple[Hex, Hex, str]], list[Hex]]:
     """A maximum matching of houses and sheep: ``(pairs as (house, sheep, via), unpaired)``.
 
@@ -669,7 +701,7 @@ def _score_sheet(
         "valley_express": sum(g["points"] for g in express),
     }
     details = {
-        "pairs": [{"house": [h.q, h.r], "sheep": [s.q, s.r], "via": via} for h, s, via in pairs],
+        "pairs": [_pair(valley, h, s, via) for h, s, via in pairs],
         "unpaired_houses": _hexes(unpaired),
         "herds": [_hexes(sorted(h)) for h in valley.herds],
         "settlements": [_hexes(sorted(s)) for s in valley.settlements],
@@ -694,6 +726,24 @@ def loose_ends(valley: Valley) -> list[list[int]]:
         if across not in valley.settlement_of
     ]
     return [[h.q, h.r, side] for h, side in sorted(found, key=lambda end: end[0])]
+
+
+def _pair(valley: Valley, house: Hex, sheep: Hex, via: str) -> dict[str, Any]:
+    pair: dict[str, Any] = {"house": [house.q, house.r], "sheep": [sheep.q, sheep.r], "via": via}
+    gate = pair_gate(valley, sheep, house, via)
+    if gate is not None:
+        pair["through"] = _hexes(gate)
+    return pair
+
+
+def pair_route(pair: Mapping[str, Any]) -> list[tuple[int, int]]:
+    """The hexes an explanation draws a pair through (a ``details["pairs"]`` entry): the
+    sheep, the herd's sheep and house it goes by (``through``), the house; each once."""
+    route: list[tuple[int, int]] = []
+    for q, r in [pair["sheep"], *pair.get("through", []), pair["house"]]:
+        if not route or route[-1] != (q, r):
+            route.append((q, r))
+    return route
 
 
 def _links(valley: Valley) -> list[dict[str, Any]]:

@@ -15,6 +15,7 @@ from typing import Any
 from PIL import Image, ImageDraw, ImageFont
 
 from scorepad import games, share
+from scorepad.games import sunflower_valley as sv
 from scorepad.hexgrid import Hex, Layout, Orientation, bounding_box
 from scorepad.render import palette
 from scorepad.scoring import PlayerResult, Result
@@ -207,9 +208,8 @@ def _draw_sunflower_valley(
         x, y = layout.to_pixel(Hex(*m["hex"]))
         draw.text((x, y), str(m["points"]), fill=(255, 255, 255), font=symbol_font, anchor="mm")
     for pair in player.details.get("pairs", []):
-        a = layout.to_pixel(Hex(*pair["sheep"]))
-        b = layout.to_pixel(Hex(*pair["house"]))
-        draw.line([a, b], fill=(30, 120, 60), width=max(2, int(layout.size / 10)))
+        route = [layout.to_pixel(Hex(*h)) for h in sv.pair_route(pair)]
+        draw.line(route, fill=(30, 120, 60), width=max(2, int(layout.size / 10)), joint="curve")
     for q, r in player.details.get("unpaired_houses", []):
         x, y = layout.to_pixel(Hex(q, r))
         s = layout.size * 0.55

@@ -246,12 +246,14 @@ def refusal_advice(err: Exception, stored: db.StoredTable, rights: access.Rights
     shown = getattr(err, "shown_side", None)
     if not shown or not rights.can_edit_all or not harmonies_kit.all_empty(stored.doc):
         return str(err)
-    return gettext(
-        "The board in the photo is side %(shown)s, but this table plays side %(side)s. "
-        "Every board is still empty: choose side %(shown)s under “Personal board side”, "
-        "then choose the photo again.",
-        shown=shown,
-        side=(stored.doc.get("options") or {}).get("side", "A"),
+    return str(
+        gettext(
+            "The board in the photo is side %(shown)s, but this table plays side %(side)s. "
+            "Every board is still empty: choose side %(shown)s under “Personal board side”, "
+            "then choose the photo again.",
+            shown=shown,
+            side=(stored.doc.get("options") or {}).get("side", "A"),
+        )
     )
 
 

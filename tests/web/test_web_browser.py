@@ -111,7 +111,7 @@ def test_sunflower_valley_three_players_by_taps(page: Any) -> None:
     assert table["E. Residents"] == {"Anna": "3", "Boris": "5", "Vera": "0"}
     assert table["Rank"] == {"Anna": "1", "Boris": "2", "Vera": "3"}
     # The explanation: one sheep-to-house line per pair, one ring for Boris's lone house.
-    assert page.locator(".card line.pair").count() == 2
+    assert page.locator(".card polyline.pair").count() == 2
     assert page.locator(".card .unpaired").count() == 1
 
 

@@ -910,6 +910,22 @@ def test_spring_meadow_solo_values_only_in_a_solo_game(client: FlaskClient, mead
 # --- Seasons -------------------------------------------------------------------------------------
 
 
+def test_a_pair_through_the_herd_is_drawn_and_said_the_way_it_goes(client: FlaskClient) -> None:
+    # A sheep touching no house, paired through its herd's house and that house's
+    # settlement: a straight line to the far house could not be followed on paper.
+    from sheets import axial_table
+
+    spec = {(0, -1): "S", (0, 0): "S", (1, 0): "H", (3, -1): "R03", (4, -1): "R03"}
+    doc = axial_table(spec | {(2, -1): "H", (5, -1): "H"})
+    resp = client.post("/import", data={"text": json.dumps(doc)}, headers=HX)
+    table_id = str(resp.headers["HX-Redirect"]).rsplit("/", 1)[-1]
+    html = unescape(client.get(f"/t/{table_id}").get_data(as_text=True))
+    routes = re.findall(r'<polyline class="pair" points="([^"]+)"', html)
+    # Sheep to house; sheep, the herd's sheep, the house beside it, the settlement's house.
+    assert sorted(len(r.split()) for r in routes) == [2, 4]
+    assert re.search(r"paired with the house at [^(]+\(\w+, by the house at ", html)
+
+
 def test_sunflower_areas_say_who_takes_them(app: Flask, client: FlaskClient) -> None:
     # Rule C is decided across the table: a sheet's "purple 2" alone cannot settle a
     # dispute over an area another player took, nor one nobody took.

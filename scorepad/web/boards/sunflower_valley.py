@@ -399,6 +399,10 @@ def _score_notes(
     notes: dict[tuple[int, int], str] = {}
     for pair in details.get("pairs", []):
         house, sheep, via = Hex(*pair["house"]), Hex(*pair["sheep"]), w.term(pair.get("via", ""))
+        if pair.get("through") and Hex(*pair["through"][1]) != house:
+            via = w.gettext(
+                "%(via)s, by the house at %(gate)s", via=via, gate=place(Hex(*pair["through"][1]))
+            )
         notes[sheep] = w.gettext(
             "; paired with the house at %(place)s (%(via)s)", place=place(house), via=via
         )
@@ -491,11 +495,8 @@ def explain(cv: Any, sheet: Mapping[str, Any], details: Mapping[str, Any]) -> di
     """Lines, rings and numbers to draw over the sheet from the engine's ``details``."""
     pairs = []
     for p in details.get("pairs", []):
-        hx, hy = cv.center(Hex(*p["house"]))
-        sx, sy = cv.center(Hex(*p["sheep"]))
-        pairs.append(
-            {"x1": sx, "y1": sy, "x2": hx, "y2": hy, "via": p.get("via", ""), "house": p["house"]}
-        )
+        route = " ".join("{:.1f},{:.1f}".format(*cv.center(Hex(*h))) for h in sv.pair_route(p))
+        pairs.append({"route": route, "via": p.get("via", ""), "house": p["house"]})
     unpaired = [
         dict(zip(("x", "y"), cv.center(Hex(*h)), strict=True))
         for h in details.get("unpaired_houses", [])
