@@ -356,7 +356,8 @@ def _step(
         # A step of the table's own (its rules, a recorded phase) is said; one that only
         # marked a photo's doubts checked shows itself (the outlines are back).
         shared = moved and (before[-1].doc != stored.doc or phased)
-        return _answer(stored, gettext(done_table) if shared else None, 200, found)
+        said = " ".join([gettext(done_table), *table_changes(before[-1], stored)])
+        return _answer(stored, said if shared else None, 200, found)
     # Shown on the board it changed, and said: a step on another player's tab went unseen.
     said = gettext(done, name=names[changed[0]])
     resp = _answer(stored, said, 200, found, changed[0])
@@ -364,6 +365,30 @@ def _step(
         # The address follows the board shown, as a tab's does: a reload opens this board.
         resp.headers["HX-Replace-Url"] = url_for("editor.show", table_id=stored.id, p=changed[0])
     return resp
+
+
+def table_changes(before: db.StoredTable, after: db.StoredTable) -> list[str]:
+    """What a step of the table's own changed, as undo and redo say it ("Valley Express,
+    2 settlements: 5 → 4."): the board shows no trace of it, only the totals move."""
+    said = []
+    phases = len(before.meta.get("phases", [])), len(after.meta.get("phases", []))
+    if phases[0] != phases[1]:
+        said.append(gettext("The record of phase %(n)s.", n=max(phases)))
+    old, new = before.doc.get("options") or {}, after.doc.get("options") or {}
+    express = old.get("valley_express") or {}, new.get("valley_express") or {}
+    for size in sorted(set(express[0]) | set(express[1]), key=int):
+        a, b = express[0].get(size), express[1].get(size)
+        if a != b:
+            said.append(
+                gettext("Valley Express, %(n)s settlements: %(a)s → %(b)s.", n=size, a=a, b=b)
+            )
+    if old.get("variant") != new.get("variant"):
+        names = {"kids": gettext("Kids")}
+        a, b = (names.get(o.get("variant"), gettext("Standard")) for o in (old, new))
+        said.append(gettext("Variant: %(a)s → %(b)s.", a=a, b=b))
+    if old.get("side") != new.get("side"):
+        said.append(gettext("Board side: %(a)s → %(b)s.", a=old.get("side"), b=new.get("side")))
+    return said
 
 
 def _answer(

@@ -477,10 +477,10 @@ def test_spring_meadow_phase_ledger(app: Flask, client: FlaskClient, meadow: str
     assert 'id="ledger"' in html and "Pins" in html
     # Undone and redone, the phase is the table's step, though its marmot changed a board.
     undone = client.post(f"/t/{meadow}/undo", data={"p": "1"}, headers=HX)
-    assert message(undone) == "Undone for the table."
+    assert message(undone) == "Undone for the table. The record of phase 1."
     assert stored_doc(app, meadow)["players"][0]["rows"][10][0] == "c"
     assert message(client.post(f"/t/{meadow}/redo", data={"p": "1"}, headers=HX)) == (
-        "Redone for the table."
+        "Redone for the table. The record of phase 1."
     )
     # Anna wins a second phase: 2 pins, the game is over.
     assert message(field(client, meadow, p=0, action="record_phase")).startswith("Phase 2")

@@ -296,15 +296,23 @@ def test_undo_shows_the_board_it_changed_and_says_so(client: FlaskClient, table_
 def test_undo_of_a_change_to_no_board_says_so(
     app: Flask, client: FlaskClient, table_id: str
 ) -> None:
-    # The table's rules are no player's board: the undo still says what it did.
+    # The table's rules are no player's board: the undo still says what it did, and what
+    # changed (the board shows nothing of it, only the totals move).
     rules = {"p": "0", "action": "table_rules", "variant": "kids"}
-    rules |= {f"express_{n}": str(n * n) for n in range(2, 7)}
+    rules |= {f"express_{n}": str(n * n) for n in range(2, 7)} | {"express_2": "5"}
     assert client.post(f"/t/{table_id}/field", data=rules, headers=HX).status_code == 200
-    for step, said in (("undo", "Undone for the table."), ("redo", "Redone for the table.")):
+    steps = (
+        ("undo", "Undone", "5 → 4", "Kids → Standard"),
+        ("redo", "Redone", "4 → 5", "Standard → Kids"),
+    )
+    for step, done, express, variant in steps:
         html = client.post(f"/t/{table_id}/{step}", data={"p": "0"}, headers=HX).get_data(
             as_text=True
         )
-        assert re.search(rf'id="editor-message">{said}<', html)
+        said = (
+            f"{done} for the table. Valley Express, 2 settlements: {express}. Variant: {variant}."
+        )
+        assert f'id="editor-message">{said}<' in unescape(html)
     assert stored_doc(app, table_id)["options"]["variant"] == "kids"
 
 
