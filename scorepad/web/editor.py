@@ -384,7 +384,7 @@ def table_changes(before: db.StoredTable, after: db.StoredTable) -> list[str]:
             )
     if old.get("variant") != new.get("variant"):
         names = {"kids": gettext("Kids")}
-        a, b = (names.get(o.get("variant"), gettext("Standard")) for o in (old, new))
+        a, b = (names.get(str(o.get("variant")), gettext("Standard")) for o in (old, new))
         said.append(gettext("Variant: %(a)s → %(b)s.", a=a, b=b))
     if old.get("side") != new.get("side"):
         said.append(gettext("Board side: %(a)s → %(b)s.", a=old.get("side"), b=new.get("side")))
