@@ -251,6 +251,59 @@
     return v;
   }
 
+  /* The paper check's typed lines, every player's, survive a reload and Back (htmx's
+   * history keeps the page's markup, not what was typed into it): kept per table in the
+   * tab's sessionStorage, and sent again to be compared when the page comes back without
+   * them. */
+  function checkForm() { return document.querySelector("#check form[hx-post]"); }
+  function checkLines(form) {
+    var lines = {}, here = form.elements.p ? form.elements.p.value : "0";
+    Array.prototype.forEach.call(form.elements, function (el) {
+      var m = /^cat_(\w+)$/.exec(el.name) || /^keep_(\d+)_(\w+)$/.exec(el.name);
+      if (!m || !el.value.trim()) { return; }
+      var who = m.length === 3 ? m[1] : here, key = m.length === 3 ? m[2] : m[1];
+      (lines[who] = lines[who] || {})[key] = el.value;
+    });
+    return lines;
+  }
+  function keepCheck() {
+    var form = checkForm();
+    if (!form) { return; }
+    try {
+      sessionStorage.setItem("scorepad-check:" + form.getAttribute("hx-post"), JSON.stringify(checkLines(form)));
+    } catch (err) { /* storage full or off: only a reload loses the lines */ }
+  }
+  function sameLines(a, b) {
+    function flat(lines) {
+      return Object.keys(lines).sort().map(function (who) {
+        return who + ":" + Object.keys(lines[who]).sort().map(function (k) { return k + "=" + lines[who][k]; }).join(",");
+      }).join(";");
+    }
+    return flat(a) === flat(b);
+  }
+  function restoreCheck() {
+    var form = checkForm();
+    if (!form) { return; }
+    var kept = null;
+    try { kept = JSON.parse(sessionStorage.getItem("scorepad-check:" + form.getAttribute("hx-post")) || "null"); } catch (err) { kept = null; }
+    if (!kept || !Object.keys(kept).length || sameLines(kept, checkLines(form))) { return; }
+    var here = form.elements.p.value, values = {};
+    Object.keys(kept).forEach(function (who) {
+      Object.keys(kept[who]).forEach(function (key) {
+        values[who === here ? "cat_" + key : "keep_" + who + "_" + key] = kept[who][key];
+      });
+    });
+    htmx.ajax("POST", form.getAttribute("hx-post"), { source: form, target: "#check", swap: "outerHTML", values: values });
+  }
+  /* A page put back by Back is not what was typed: it is not kept, it is restored. */
+  var restoring = false;
+  window.addEventListener("popstate", function () { restoring = true; });
+  document.addEventListener("input", function (e) { if (e.target.closest && e.target.closest("#check form")) { keepCheck(); } });
+  document.addEventListener("htmx:afterSettle", function () { if (!restoring) { keepCheck(); } });
+  document.addEventListener("htmx:historyRestore", function () { restoring = false; restoreCheck(); });
+  document.addEventListener("DOMContentLoaded", restoreCheck);
+  window.addEventListener("pageshow", function (e) { if (e.persisted) { restoreCheck(); } });
+
   /* A name from earlier tables, tapped: into the first empty seat of the new-table form
    * (a name already seated is not seated twice). */
   function seatNames(form) {

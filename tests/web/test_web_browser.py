@@ -246,6 +246,18 @@ def test_paper_check_compares_and_keeps_every_players_sheet(page: Any) -> None:
     assert page.locator("#check tr.current").get_attribute("data-category") == "mountains"
     page.click("#check-compare")
     page.wait_for_selector("#check-compare:focus")
+    # What was typed survives Back and a reload (htmx's history keeps markup, not values).
+    page.fill("input[name=cat_residents]", "4")
+    page.click("#check .tabs a:has-text('Anna')")
+    page.wait_for_selector("#check .tabs a[aria-current=page]:has-text('Anna')")
+    page.go_back()
+    page.wait_for_selector('tr[data-category="residents"] td[data-diff="1"]')
+    assert page.input_value("input[name=cat_residents]") == "4"
+    page.reload()
+    page.wait_for_selector('tr[data-category="residents"] td[data-diff="1"]')
+    page.click("#check .tabs a:has-text('Anna')")
+    page.wait_for_selector('tr[data-category="houses_without_sheep"] td[data-diff="5"]')
+    assert page.input_value("input[name=cat_total]") == "3"
 
 
 def test_undo_and_redo_buttons(page: Any) -> None:
