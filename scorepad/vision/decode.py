@@ -135,3 +135,11 @@ def _formats() -> list[str]:
 def _first_line(err: BaseException) -> str:
     text = str(err).strip().splitlines()
     return text[0] if text else type(err).__name__
+
+
+def outline_fractions(corners: np.ndarray, photo: np.ndarray) -> list[list[float]]:
+    """A found sheet's or board's corners as fractions of the upright photo's width and
+    height (the ``outline`` of a recognition, an extension of formats.md's shape): the
+    same at any decoding scale, so the web app crops its evidence copy to the board."""
+    height, width = photo.shape[:2]
+    return [[round(float(x) / width, 4), round(float(y) / height, 4)] for x, y in corners]

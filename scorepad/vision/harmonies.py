@@ -31,7 +31,7 @@ probability, the uncertain ones flagged.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
@@ -40,7 +40,7 @@ import numpy as np
 from scorepad.games.harmonies import COLOURS, board_hexes
 from scorepad.hexgrid import Hex
 from scorepad.vision import boards
-from scorepad.vision.decode import PhotoError, decode
+from scorepad.vision.decode import PhotoError, decode, outline_fractions
 from scorepad.vision.harmonies_hexes import HexReading, Plane, log_colour, read_hex
 from scorepad.vision.harmonies_print import REFERENCE, TOKEN_RADIUS, WORK_SIDE, board_spec
 from scorepad.vision.harmonies_stacks import (
@@ -186,6 +186,8 @@ class Recognition:
     located: boards.Found
     seconds: float
     flag_below: float
+    #: The board's corners as fractions of the photo's size (``outline_fractions``).
+    outline: list[list[float]] = field(default_factory=list)
 
     @property
     def board_doubted(self) -> bool:
@@ -222,6 +224,8 @@ class Recognition:
             found["straight_down"] = True
         if self.board_doubted:
             found["board_doubted"] = True
+        if self.outline:
+            found["outline"] = self.outline
         return found
 
 
@@ -379,6 +383,7 @@ def analyse(image_bytes: bytes, side: str | None = None, whole: bool = False) ->
         located,
         time.perf_counter() - start,
         models.flag_below,
+        outline_fractions(located.corners, photo),
     )
 
 

@@ -28,7 +28,7 @@ from scorepad.vision import harmonies_print as hprint
 from scorepad.vision import model as symbols
 from scorepad.vision.board_print import BoardSpec
 from scorepad.vision.camera import aspect_of, default_focal
-from scorepad.vision.decode import PhotoError, decode
+from scorepad.vision.decode import PhotoError, decode, outline_fractions
 from scorepad.vision.edges import edge_outlines
 from scorepad.vision.lattice import (
     SHEET_HEXES,
@@ -117,6 +117,8 @@ class Recognition:
     corners: list[list[float]]
     seconds: float
     flag_below: float
+    #: The corners as fractions of the photo's size (:func:`outline_fractions`).
+    outline: list[list[float]] = field(default_factory=list)
     #: With a layout and a trusted grid: hexes the layout prints otherwise than the photo
     #: shows (:func:`layout_differences`); None otherwise.
     layout_differences: int | None = None
@@ -148,6 +150,8 @@ class Recognition:
             out["layout_differences"] = self.layout_differences
         if doubted:  # so is this
             out["sheet_doubted"] = True
+        if self.outline:  # and this
+            out["outline"] = self.outline
         return out
 
 
@@ -235,6 +239,7 @@ def analyse(
         flag_below=model.flag_below,
         layout_differences=differences,
         residents=tally.count if tally.margin >= TALLY_SURE and tally.count < BOXES else None,
+        outline=outline_fractions(rectified.corners, photo),
     )
 
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -40,7 +40,7 @@ from scorepad.games import spring_meadow as sm
 from scorepad.games.spring_meadow import COLS, ROWS
 from scorepad.vision import boards
 from scorepad.vision.board_print import BoardSpec
-from scorepad.vision.decode import PhotoError, decode
+from scorepad.vision.decode import PhotoError, decode, outline_fractions
 from scorepad.vision.mlp import Mlp
 
 #: The printed board, in millimetres, as printed (vertical, the arrow pointing up).
@@ -321,6 +321,8 @@ class Recognition:
     flag_below: float
     #: With a layout: squares seen otherwise than it prints (:func:`layout_differences`).
     layout_differences: int | None = None
+    #: The board's corners as fractions of the photo's size (``outline_fractions``).
+    outline: list[list[float]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         rows = as_seen(self.printed, self.orientation)
@@ -345,6 +347,8 @@ class Recognition:
         }
         if self.layout_differences is not None:  # an extension of the shared contract
             out["layout_differences"] = self.layout_differences
+        if self.outline:  # so is this
+            out["outline"] = self.outline
         return out
 
 
@@ -399,6 +403,7 @@ def analyse(image_bytes: bytes, layout: Any = None) -> Recognition:
         time.perf_counter() - start,
         flag_below,
         None if burrows is None else layout_differences(seen, burrows),
+        outline_fractions(found.corners, photo),
     )
 
 

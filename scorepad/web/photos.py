@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import io
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from flask import Blueprint, Response, current_app, g, make_response, request
@@ -57,6 +57,9 @@ PHOTO_LIMIT = 25 * 1024 * 1024
 #: The evidence kept with the board: long side in pixels, JPEG quality.
 EVIDENCE_SIDE = 1600
 EVIDENCE_QUALITY = 80
+#: The table around the board kept in the evidence photo, as a share of the board's size:
+#: enough to see that the board is whole, not the room.
+EVIDENCE_MARGIN = 0.06
 #: Endpoints whose requests may carry a photo (the app raises the upload limit for them).
 UPLOAD_ENDPOINTS = frozenset({"photos.board_photo", "photos.layout_photo"})
 
@@ -149,13 +152,17 @@ def board_checks(found: Mapping[str, Any]) -> list[list[int]]:
     return [c for c in checks(found) if (c[0], c[1]) not in fixed]
 
 
-def evidence(data: bytes) -> bytes:
-    """The photo made small enough to keep: upright (EXIF), at most EVIDENCE_SIDE, JPEG.
+def evidence(data: bytes, outline: Sequence[Sequence[float]] = ()) -> bytes:
+    """The photo made small enough to keep: upright (EXIF), cropped to the board found in
+    it (``outline``: its corners as fractions of the photo, with a margin of
+    EVIDENCE_MARGIN of its size), at most EVIDENCE_SIDE, JPEG.
 
     Called only after the recogniser read the photo, so the file is a sound image."""
     with Image.open(io.BytesIO(data)) as opened:
         opened.draft("RGB", (EVIDENCE_SIDE, EVIDENCE_SIDE))  # JPEG: decode at a smaller scale
         image = ImageOps.exif_transpose(opened).convert("RGB")
+    if len(outline) >= 3:
+        image = image.crop(_board_box(outline, image.size))
     image.thumbnail((EVIDENCE_SIDE, EVIDENCE_SIDE))
     out = io.BytesIO()
     image.save(out, "JPEG", quality=EVIDENCE_QUALITY, optimize=True)
@@ -216,7 +223,7 @@ def board_photo(table_id: str) -> Response:
             notes[0] = note_of(current.doc, parsed, player, result)
         return doc, with_photo(current.meta, player, photo_id, check)
 
-    photo_id = keep(table_id, player, data)
+    photo_id = keep(table_id, player, data, result.get("outline", ()))
     try:
         stored = db.edit_table(table_id, apply)
     except REFUSALS as err:
@@ -257,11 +264,31 @@ def refusal_advice(err: Exception, stored: db.StoredTable, rights: access.Rights
     )
 
 
-def keep(table_id: str, player: int, data: bytes) -> str:
-    """Store the photo as evidence; its id ("" when Pillow cannot re-encode it, e.g. a HEIC
-    read through a plug-in only the recogniser has: the board is still read)."""
+def _board_box(
+    outline: Sequence[Sequence[float]], size: tuple[int, int]
+) -> tuple[int, int, int, int]:
+    """The pixel box around a board's outline and a margin, inside the image; the whole
+    image for an outline that makes no box (the photo is then kept whole)."""
+    width, height = size
+    xs, ys = [p[0] for p in outline], [p[1] for p in outline]
+    pad_x, pad_y = EVIDENCE_MARGIN * (max(xs) - min(xs)), EVIDENCE_MARGIN * (max(ys) - min(ys))
+    box = (
+        max(0, int((min(xs) - pad_x) * width)),
+        max(0, int((min(ys) - pad_y) * height)),
+        min(width, int(round((max(xs) + pad_x) * width))),
+        min(height, int(round((max(ys) + pad_y) * height))),
+    )
+    if box[2] - box[0] < 32 or box[3] - box[1] < 32:
+        return (0, 0, width, height)
+    return box
+
+
+def keep(table_id: str, player: int, data: bytes, outline: Sequence[Sequence[float]] = ()) -> str:
+    """Store the photo as evidence, cropped to the board found in it (``outline``); its id
+    ("" when Pillow cannot re-encode it, e.g. a HEIC read through a plug-in only the
+    recogniser has: the board is still read)."""
     try:
-        small = evidence(data)
+        small = evidence(data, outline)
     except (OSError, ValueError, Image.DecompressionBombError):
         current_app.logger.warning("a photo of table %s could not be kept", table_id)
         return ""

@@ -164,6 +164,11 @@ def test_grading_the_truth_gives_every_hex_right() -> None:
 @pytest.mark.parametrize("index", PHOTOS)
 def test_recognition_answers_the_board_file_shape(index: int) -> None:
     result = recognised(index)
+    # The board's corners as shares of the photo (the evidence photo is cropped to them).
+    outline = result["outline"]
+    assert isinstance(outline, list) and len(outline) == 4
+    assert all(0 <= x <= 1 and 0 <= y <= 1 for x, y in outline)
+    assert max(x for x, _ in outline) - min(x for x, _ in outline) > 0.2
     side = photo(index).state.side
     assert result["game"] == "harmonies"
     assert result["side"] == side

@@ -358,3 +358,19 @@ def test_a_faint_small_blurred_sheet_is_read():
     result = recognize(s.jpeg, layout={"name": "faint", "cells": s.layout["cells"]})
     graded = synth.grade(result, s, with_layout=True)
     assert graded.cells - graded.right <= 5 and graded.silent == 0
+
+
+def test_the_sheets_outline_is_given_as_shares_of_the_photo():
+    """The web app crops the evidence photo to it: the sheet's corners, as fractions of
+    the upright photo's width and height, at whatever scale the photo was decoded."""
+    import io
+
+    from PIL import Image
+
+    s = synth.sample(synth.VALIDATION, 23_860)
+    outline = recognize(s.jpeg)["outline"]
+    width, height = Image.open(io.BytesIO(s.jpeg)).size
+    truth = [(x / width, y / height) for x, y in s.corners]
+    assert len(outline) == 4
+    for x, y in outline:
+        assert min(abs(x - tx) + abs(y - ty) for tx, ty in truth) < 0.02

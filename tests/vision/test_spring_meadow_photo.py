@@ -88,6 +88,11 @@ def test_horizontal_rows_are_the_board_turned_a_quarter_clockwise() -> None:
 @pytest.mark.parametrize("index", PLAY)
 def test_recognition_answers_the_board_file_shape(index: int) -> None:
     result = recognised(index)
+    # The board's corners as shares of the photo (the evidence photo is cropped to them).
+    outline = result["outline"]
+    assert isinstance(outline, list) and len(outline) == 4
+    assert all(0 <= x <= 1 and 0 <= y <= 1 for x, y in outline)
+    assert max(x for x, _ in outline) - min(x for x, _ in outline) > 0.2
     player = result["player"]
     assert isinstance(player, dict)
     orientation = player["orientation"]

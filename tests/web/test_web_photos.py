@@ -621,6 +621,23 @@ def test_a_sheet_read_badly_fills_a_blank_layout_but_never_replaces_one(
         assert db.get_layout(layout_id).data != painted
 
 
+def test_the_evidence_photo_is_cropped_to_the_board() -> None:
+    # The photo kept beside the board was the whole scene (a table, a pen, a cup) with the
+    # sheet a small part of it; it is now the sheet, with a little of the table around it.
+    image = Image.new("RGB", (1000, 800), "white")
+    data = io.BytesIO()
+    image.save(data, "JPEG")
+    outline = [[0.25, 0.25], [0.75, 0.25], [0.75, 0.75], [0.25, 0.75]]
+    kept = Image.open(io.BytesIO(photos.evidence(data.getvalue(), outline)))
+    assert kept.size == (560, 448)  # the board's 500 x 400 and 6 % of it on each side
+    # Near the photo's edge the margin stops there; an outline that is no box keeps it all.
+    edge = [[0.0, 0.0], [0.5, 0.0], [0.5, 1.0], [0.0, 1.0]]
+    assert Image.open(io.BytesIO(photos.evidence(data.getvalue(), edge))).size == (530, 800)
+    point = [[0.5, 0.5]] * 4
+    assert Image.open(io.BytesIO(photos.evidence(data.getvalue(), point))).size == (1000, 800)
+    assert Image.open(io.BytesIO(photos.evidence(data.getvalue()))).size == (1000, 800)
+
+
 # --- Harmonies and Spring Meadow ----------------------------------------------------------------
 
 
