@@ -4,6 +4,7 @@ rules digest (shared/rules/README.md). Sheets are drawn with the helpers in test
 from __future__ import annotations
 
 import json
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,7 @@ import pytest
 
 from scorepad.boardfile import BoardError
 from scorepad.games import sunflower_valley as sv
-from scorepad.hexgrid import Hex, neighbor
+from scorepad.hexgrid import Hex, neighbor, neighbors
 
 from sheets import axial_cells, axial_table, line, sheet_cells
 
@@ -276,9 +277,10 @@ def test_a_run_back_into_its_own_settlement_joins_nothing():
     assert d["valley_express"] == [] and d["links"] == []
 
 
-def test_a_pair_not_adjacent_goes_through_the_herds_sheep_and_house_beside_it():
-    """Rule A's chain, for the explanation: sheep (0,-1) touches no house; its herd's sheep
-    (0,0) touches (1,0), whose settlement and railway lead to the others."""
+def test_a_pair_not_adjacent_is_explained_by_the_way_rule_a_goes():
+    """Rule A's chain, hex by hex, for the explanation: sheep (0,-1) touches no house; its
+    herd's sheep (0,0) touches (1,0), whose settlement holds (2,-1), linked by the railway
+    (3,-1)-(4,-1) to (5,-1)."""
     spec = {
         (0, -1): "S",
         (0, 0): "S",
@@ -289,18 +291,28 @@ def test_a_pair_not_adjacent_goes_through_the_herds_sheep_and_house_beside_it():
         (5, -1): "H",
     }
     valley = sv.Valley.of(sv.parse(axial_table(spec)).players[0])
-    far, near, gate = Hex(0, -1), Hex(0, 0), Hex(1, 0)
-    assert sv.pair_gate(valley, far, Hex(1, 0), "herd") == (near, gate)
-    assert sv.pair_gate(valley, far, Hex(2, -1), "settlement") == (near, gate)
-    assert sv.pair_gate(valley, far, Hex(5, -1), "railway") == (near, gate)
-    assert sv.pair_gate(valley, near, Hex(1, 0), "adjacent") is None
-    # The sheep itself, when it touches a house that leads there.
-    assert sv.pair_gate(valley, near, Hex(5, -1), "railway") == (near, gate)
-    pairs = details(axial_table(spec))["pairs"]
-    assert {tuple(p["sheep"]): p.get("through") for p in pairs} == {
-        (0, 0): None,
-        (0, -1): [[0, 0], [1, 0]],
-    }
+    far, near = Hex(0, -1), Hex(0, 0)
+    assert sv.pair_path(valley, far, Hex(1, 0), "herd") == [far, near, Hex(1, 0)]
+    assert sv.pair_path(valley, far, Hex(2, -1), "settlement") == [far, near, Hex(1, 0), Hex(2, -1)]
+    railway = [far, near, Hex(1, 0), Hex(2, -1), Hex(3, -1), Hex(4, -1), Hex(5, -1)]
+    assert sv.pair_path(valley, far, Hex(5, -1), "railway") == railway
+    assert sv.pair_path(valley, near, Hex(1, 0), "adjacent") == [near, Hex(1, 0)]
+    pairs = {tuple(p["sheep"]): p for p in details(axial_table(spec))["pairs"]}
+    assert "path" not in pairs[(0, 0)] and sv.pair_route(pairs[(0, 0)]) == [(0, 0), (1, 0)]
+    assert pairs[(0, -1)]["path"] == [[0, -1], [0, 0], [1, 0], [2, -1]]
+    assert pairs[(0, -1)]["gate"] == [1, 0]
+
+
+def test_a_pairs_way_follows_a_bent_herd_and_never_crosses_other_hexes():
+    """A herd bent round a mountain: the way goes sheep to sheep, not across the mountain."""
+    spec = {(0, 0): "S", (1, -1): "S", (2, -1): "S", (2, 0): "S", (1, 1): "H", (3, -1): "H"}
+    spec |= {(1, 0): "^"}
+    valley = sv.Valley.of(sv.parse(axial_table(spec)).players[0])
+    path = sv.pair_path(valley, Hex(0, 0), Hex(3, -1), "herd")
+    assert path[0] == Hex(0, 0) and path[-1] == Hex(3, -1)
+    herd = {Hex(0, 0), Hex(1, -1), Hex(2, -1), Hex(2, 0)}
+    assert set(path[1:-1]) <= herd
+    assert all(b in neighbors(a) for a, b in pairwise(path))
 
 
 def test_separate_railways_score_separately():

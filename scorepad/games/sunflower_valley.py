@@ -10,10 +10,10 @@ whose per-player ``details`` carry the evidence a player can check on the paper 
 
 ``pairs``
     ``[{"house": [q, r], "sheep": [q, r], "via": "adjacent" | "herd" | "settlement" |
-    "railway", "through": [[q, r], [q, r]]}]``, the house–sheep pairing (a maximum matching,
-    preferring the simplest reasons so the explanation reads naturally); ``through``, for a
-    pair that is not adjacent, is the sheep of the herd and the house beside it by which the
-    pair goes (:func:`pair_gate`);
+    "railway", "path": [[q, r], ...], "gate": [q, r]}]``, the house–sheep pairing (a
+    maximum matching, preferring the simplest reasons so the explanation reads naturally);
+    a pair that is not adjacent has the ``path`` rule A takes, hex by hex (:func:`pair_path`),
+    and its ``gate``, the first house on it;
 ``unpaired_houses``
     ``[[q, r], ...]``;
 ``herds``, ``settlements``
@@ -48,6 +48,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from importlib import resources
+from itertools import pairwise
 from typing import Annotated, Any, Literal, NamedTuple
 
 import numpy as np
@@ -56,7 +57,7 @@ from scipy.optimize import linear_sum_assignment
 
 from scorepad.boardfile import BoardError, Model, unique_names, validate
 from scorepad.games import Game
-from scorepad.hexgrid import Hex, components, distance, neighbors, opposite, side_gap
+from scorepad.hexgrid import Hex, components, neighbors, opposite, side_gap
 from scorepad.scoring import PlayerScore, Result, TieBreak, rank
 
 NAME = "sunflower-valley"
@@ -443,34 +444,65 @@ def allowed_pairs(valley: Valley, kids: bool = False) -> dict[tuple[Hex, Hex], s
     return allowed
 
 
-def pair_gate(valley: Valley, sheep: Hex, house: Hex, via: str) -> tuple[Hex, Hex] | None:
-    """Where a pair that is not adjacent reaches the houses (rule A): the sheep of the
-    herd and the house beside it from which ``house`` is reached (the same house through
-    the herd, its settlement, or a settlement linked to it by railway): the sheep itself
-    when it touches such a house, else the nearest sheep of its herd that does. The
-    explanation draws the pair through it, so a player can follow herd, settlement and
-    railway on the sheet. ``None`` for an adjacent pair."""
+def pair_path(valley: Valley, sheep: Hex, house: Hex, via: str) -> list[Hex]:
+    """The way rule A goes from a sheep to the house it pairs with, hex by hex, for the
+    explanation to draw: through the sheep of its herd to a house beside one of them, then
+    (``settlement``) from house to house of that settlement, or (``railway``) along the
+    track runs that link settlements of the same group, entering and leaving each at the
+    house its end reaches. A shortest such way (steps to neighbouring hexes only), so a
+    player can follow it on the paper; only the hexes ``via`` allows are used.
+    ``[sheep, house]`` for an adjacent pair."""
     if via == "adjacent":
-        return None
+        return [sheep, house]
     houses = valley.settlement_of
-    group_of = {s: g for g in valley.linked_groups() for s in g}
     target = houses[house]
-
-    def leads(gate: Hex) -> bool:
-        if via == "herd":
-            return gate == house
-        if via == "settlement":
-            return houses[gate] == target
-        return target in group_of[houses[gate]]
-
+    group = next(g for g in valley.linked_groups() if target in g)
+    allowed = {"herd": set(), "settlement": {target}, "railway": group}[via]
     herd = next(h for h in valley.herds if sheep in h)
-    ways = sorted(
-        (distance(sheep, mate), mate, gate)
-        for mate in herd
-        for gate in neighbors(mate)
-        if gate in houses and leads(gate)
-    )
-    return (ways[0][1], ways[0][2]) if ways else None
+    steps: dict[Hex, list[Hex]] = {}
+
+    def join(a: Hex, b: Hex) -> None:
+        steps.setdefault(a, []).append(b)
+        steps.setdefault(b, []).append(a)
+
+    for mate in herd:
+        for n in neighbors(mate):
+            if n in herd or n == house or houses.get(n) in allowed:
+                join(mate, n)
+    for h, s in houses.items():
+        if s in allowed:
+            for n in neighbors(h):
+                if houses.get(n) == s:
+                    join(h, n)
+    if via == "railway":
+        for run, (a, b) in valley.links:
+            if a in group and b in group:
+                for x, y in pairwise(run.hexes):
+                    join(x, y)
+                for (end, _side), reached in zip(run.ends, run.reaches, strict=True):
+                    if houses.get(reached) in group:
+                        join(end, reached)
+    return _shortest(steps, sheep, house) or [sheep, house]
+
+
+def _shortest(steps: Mapping[Hex, list[Hex]], start: Hex, goal: Hex) -> list[Hex]:
+    """A shortest path in ``steps`` (breadth first, neighbours in a fixed order)."""
+    came: dict[Hex, Hex | None] = {start: None}
+    frontier = [start]
+    while frontier and goal not in came:
+        ahead = []
+        for h in frontier:
+            for n in sorted(steps.get(h, [])):
+                if n not in came:
+                    came[n] = h
+                    ahead.append(n)
+        frontier = ahead
+    if goal not in came:
+        return []
+    path = [goal]
+    while (back := came[path[-1]]) is not None:
+        path.append(back)
+    return path[::-1]
 
 
 def pair_houses(valley: Valley, kids: bool = False) -> tuple[list[tuple[Hex, Hex, str]], list[Hex]]:
@@ -730,20 +762,17 @@ def loose_ends(valley: Valley) -> list[list[int]]:
 
 def _pair(valley: Valley, house: Hex, sheep: Hex, via: str) -> dict[str, Any]:
     pair: dict[str, Any] = {"house": [house.q, house.r], "sheep": [sheep.q, sheep.r], "via": via}
-    gate = pair_gate(valley, sheep, house, via)
-    if gate is not None:
-        pair["through"] = _hexes(gate)
+    if via != "adjacent":
+        path = pair_path(valley, sheep, house, via)
+        pair["path"] = _hexes(path)
+        pair["gate"] = next([h.q, h.r] for h in path if h in valley.settlement_of)
     return pair
 
 
 def pair_route(pair: Mapping[str, Any]) -> list[tuple[int, int]]:
-    """The hexes an explanation draws a pair through (a ``details["pairs"]`` entry): the
-    sheep, the herd's sheep and house it goes by (``through``), the house; each once."""
-    route: list[tuple[int, int]] = []
-    for q, r in [pair["sheep"], *pair.get("through", []), pair["house"]]:
-        if not route or route[-1] != (q, r):
-            route.append((q, r))
-    return route
+    """The hexes an explanation draws a pair through (a ``details["pairs"]`` entry): its
+    ``path``, or the sheep and the house of an adjacent pair."""
+    return [(q, r) for q, r in pair.get("path") or [pair["sheep"], pair["house"]]]
 
 
 def _links(valley: Valley) -> list[dict[str, Any]]:

@@ -923,6 +923,12 @@ def test_a_pair_through_the_herd_is_drawn_and_said_the_way_it_goes(client: Flask
     routes = re.findall(r'<polyline class="pair" points="([^"]+)"', html)
     # Sheep to house; sheep, the herd's sheep, the house beside it, the settlement's house.
     assert sorted(len(r.split()) for r in routes) == [2, 4]
+    # Each line ends in a dot on its house (the house, not the herd's end, is the pair's).
+    ends = re.findall(r'<circle class="pair-end" cx="([\d.]+)" cy="([\d.]+)"', html)
+    assert len(ends) == 2 and all(
+        r.split()[-1] == f"{float(x):.1f},{float(y):.1f}"
+        for r, (x, y) in zip(routes, ends, strict=True)
+    )
     assert re.search(r"paired with the house at [^(]+\(\w+, by the house at ", html)
 
 

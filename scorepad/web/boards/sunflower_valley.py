@@ -399,10 +399,9 @@ def _score_notes(
     notes: dict[tuple[int, int], str] = {}
     for pair in details.get("pairs", []):
         house, sheep, via = Hex(*pair["house"]), Hex(*pair["sheep"]), w.term(pair.get("via", ""))
-        if pair.get("through") and Hex(*pair["through"][1]) != house:
-            via = w.gettext(
-                "%(via)s, by the house at %(gate)s", via=via, gate=place(Hex(*pair["through"][1]))
-            )
+        if pair.get("gate") and Hex(*pair["gate"]) != house:
+            gate = place(Hex(*pair["gate"]))
+            via = w.gettext("%(via)s, by the house at %(gate)s", via=via, gate=gate)
         notes[sheep] = w.gettext(
             "; paired with the house at %(place)s (%(via)s)", place=place(house), via=via
         )
@@ -496,7 +495,8 @@ def explain(cv: Any, sheet: Mapping[str, Any], details: Mapping[str, Any]) -> di
     pairs = []
     for p in details.get("pairs", []):
         route = " ".join("{:.1f},{:.1f}".format(*cv.center(Hex(*h))) for h in sv.pair_route(p))
-        pairs.append({"route": route, "via": p.get("via", ""), "house": p["house"]})
+        hx, hy = cv.center(Hex(*p["house"]))
+        pairs.append({"route": route, "via": p.get("via", ""), "x": hx, "y": hy})
     unpaired = [
         dict(zip(("x", "y"), cv.center(Hex(*h)), strict=True))
         for h in details.get("unpaired_houses", [])
