@@ -350,12 +350,14 @@ def _step(
     moved = bool(before) and before[-1].version != stored.version  # not at an end of history
     changed = access.changed_boards(before[-1].doc, stored.doc) if moved else []
     changed = [i for i in changed if i < len(names)]
-    # A recorded phase is the table's step even when its winner's marmots changed a board.
+    # A recorded phase is the table's step even when its winner's marmots changed a board,
+    # and so is a change of the table's rules (a Harmonies side switch empties every board).
     phased = moved and before[-1].meta.get("phases") != stored.meta.get("phases")
-    if not changed or phased:
+    ruled = moved and before[-1].doc.get("options") != stored.doc.get("options")
+    if not changed or phased or ruled:
         # A step of the table's own (its rules, a recorded phase) is said; one that only
         # marked a photo's doubts checked shows itself (the outlines are back).
-        shared = moved and (before[-1].doc != stored.doc or phased)
+        shared = moved and (before[-1].doc != stored.doc or phased or ruled)
         said = " ".join([gettext(done_table), *table_changes(before[-1], stored)])
         return _answer(stored, said if shared else None, 200, found)
     # Shown on the board it changed, and said: a step on another player's tab went unseen.
@@ -369,25 +371,16 @@ def _step(
 
 def table_changes(before: db.StoredTable, after: db.StoredTable) -> list[str]:
     """What a step of the table's own changed, as undo and redo say it ("Valley Express,
-    2 settlements: 5 → 4."): the board shows no trace of it, only the totals move."""
+    2 settlements: 5 → 4."): the board shows no trace of it, only the totals move. The
+    table's rules are the game's kit's to say (``rule_changes``: its rules as they score,
+    defaults filled in, so an imported table's missing option is no change)."""
     said = []
     phases = len(before.meta.get("phases", [])), len(after.meta.get("phases", []))
     if phases[0] != phases[1]:
         said.append(gettext("The record of phase %(n)s.", n=max(phases)))
-    old, new = before.doc.get("options") or {}, after.doc.get("options") or {}
-    express = old.get("valley_express") or {}, new.get("valley_express") or {}
-    for size in sorted(set(express[0]) | set(express[1]), key=int):
-        a, b = express[0].get(size), express[1].get(size)
-        if a != b:
-            said.append(
-                gettext("Valley Express, %(n)s settlements: %(a)s → %(b)s.", n=size, a=a, b=b)
-            )
-    if old.get("variant") != new.get("variant"):
-        names = {"kids": gettext("Kids")}
-        a, b = (names.get(str(o.get("variant")), gettext("Standard")) for o in (old, new))
-        said.append(gettext("Variant: %(a)s → %(b)s.", a=a, b=b))
-    if old.get("side") != new.get("side"):
-        said.append(gettext("Board side: %(a)s → %(b)s.", a=old.get("side"), b=new.get("side")))
+    rule_changes = getattr(kit(after.game), "rule_changes", None)
+    if rule_changes is not None:
+        said += rule_changes(before.doc.get("options") or {}, after.doc.get("options") or {})
     return said
 
 

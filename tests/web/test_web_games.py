@@ -84,6 +84,11 @@ def test_harmonies_table_turns_to_the_other_side_while_its_boards_are_empty(
     for board in doc["players"]:
         assert {(c["q"], c["r"]) for c in board["cells"]} == set(hm.board_hexes("B"))
     assert field(client, harmonies, p=1, action="side", side="C").status_code == 422
+    # Undone, it is the table's step (every board changed), and the side is said.
+    undone = client.post(f"/t/{harmonies}/undo", data={"p": "1"}, headers=HX)
+    assert message(undone) == "Undone for the table. Board side: B → A."
+    redone = client.post(f"/t/{harmonies}/redo", data={"p": "1"}, headers=HX)
+    assert message(redone) == "Redone for the table. Board side: A → B."
     tap(client, harmonies, p=1, tool="blue", q=0, r=0)  # a token on Boris's board
     resp = field(client, harmonies, p=0, action="side", side="A")
     assert resp.status_code == 422 and message(resp) == (

@@ -316,6 +316,21 @@ def test_undo_of_a_change_to_no_board_says_so(
     assert stored_doc(app, table_id)["options"]["variant"] == "kids"
 
 
+def test_undo_of_rules_saved_as_they_were_says_no_change(app: Flask, client: FlaskClient) -> None:
+    # An imported table without options, its rules saved as the defaults: nothing scores
+    # differently, and undo said "2 settlements: 4 → None" for every size.
+    example = Path(__file__).resolve().parents[2] / "examples" / "sunflower-valley.json"
+    doc = json.loads(example.read_text(encoding="utf-8"))
+    doc.pop("options", None)
+    resp = client.post("/import", data={"text": json.dumps(doc)}, headers=HX)
+    table_id = str(resp.headers["HX-Redirect"]).rsplit("/", 1)[-1]
+    rules = {"p": "0", "action": "table_rules", "variant": "standard"}
+    rules |= {f"express_{n}": str(n * n) for n in range(2, 7)}
+    assert client.post(f"/t/{table_id}/field", data=rules, headers=HX).status_code == 200
+    html = client.post(f"/t/{table_id}/undo", data={"p": "0"}, headers=HX).get_data(as_text=True)
+    assert 'id="editor-message">Undone for the table.<' in html
+
+
 def test_residents_field(app: Flask, client: FlaskClient, table_id: str) -> None:
     resp = client.post(f"/t/{table_id}/field", data={"p": "1", "residents": "7"}, headers=HX)
     assert resp.status_code == 200

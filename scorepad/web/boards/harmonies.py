@@ -249,6 +249,12 @@ def all_empty(doc: Mapping[str, Any]) -> bool:
     ) and not any(p.get("animals") or p.get("spirit") for p in doc["players"])
 
 
+def rule_changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
+    """The board side, when it differs between two option sets (undo and redo say it)."""
+    a, b = before.get("side", "A"), after.get("side", "A")
+    return [] if a == b else [gettext("Board side: %(a)s → %(b)s.", a=a, b=b)]
+
+
 def switched_side(doc: Mapping[str, Any], side: str) -> dict[str, Any]:
     """The table turned to board side ``side`` while its boards are empty: a table started
     for the wrong side (a photo of the other side is refused by name) need not be started

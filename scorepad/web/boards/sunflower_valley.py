@@ -389,6 +389,23 @@ def rules_context(options: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def rule_changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
+    """The table's rules that differ between two option sets, as they score (undo and redo
+    say them): each Valley Express size, then the variant."""
+    old, new = rules_context(before), rules_context(after)
+    said = [
+        gettext("Valley Express, %(n)s settlements: %(a)s → %(b)s.", n=n, a=a, b=b)
+        for (n, a), (_n, b) in zip(old["express"], new["express"], strict=True)
+        if a != b
+    ]
+    if old["variant"] != new["variant"]:
+        names = {"kids": gettext("Kids"), "standard": gettext("Standard")}
+        said.append(
+            gettext("Variant: %(a)s → %(b)s.", a=names[old["variant"]], b=names[new["variant"]])
+        )
+    return said
+
+
 def _score_notes(
     w: Words, details: Mapping[str, Any], place: Callable[[Hex], str]
 ) -> dict[tuple[int, int], str]:
