@@ -321,7 +321,13 @@
     var b = e.target.closest && e.target.closest("[data-roster-name]");
     if (!b || !b.form) { return; }
     var empty = seatNames(b.form).filter(function (el) { return !el.value.trim(); })[0];
-    if (empty) { empty.value = b.dataset.rosterName; }
+    var said = document.getElementById("roster-said");
+    if (!empty) { if (said) { said.textContent = said.dataset.full; } return; }
+    empty.value = b.dataset.rosterName;
+    if (said) { said.textContent = ""; }
+    /* The button is spent (disabled): the focus goes to the seat it filled, which a screen
+     * reader then reads out ("Player 2, Boris"), instead of falling to the page. */
+    empty.focus();
     markSeated(b.form);
   });
   document.addEventListener("input", function (e) {

@@ -310,6 +310,8 @@ def test_names_from_earlier_tables_are_seated_by_a_tap(page: Any) -> None:
     assert hint.locator("button").count() == 2
     page.click("#roster-hint button:text('Boris')")
     assert page.input_value("input[name=name_1]") == "Boris"
+    # The spent button gives the focus to the seat it filled (not to the page).
+    assert page.evaluate("document.activeElement.name") == "name_1"
     # Seated once: its button is spent; a typed name spends its button too.
     assert hint.locator("button:text('Boris')").is_disabled()
     page.fill("input[name=name_2]", "vera")
