@@ -77,14 +77,21 @@
     }
     var path = e.detail.path;
     if (button) { button.setAttribute("aria-busy", "true"); }
+    function done() {
+      if (button) { button.removeAttribute("aria-busy"); }
+      if (settled) { settled(); }
+    }
     window.scorepadQueue(function () {
       var now = editor();
-      if (!now) { return null; }
-      var sent = htmx.ajax("POST", path, { source: now, target: "#editor", swap: "outerHTML", values: values });
-      return sent.finally(function () {
-        if (button) { button.removeAttribute("aria-busy"); }
-        if (settled) { settled(); }
-      });
+      if (!now) { done(); return null; }
+      var sent;
+      try {
+        sent = htmx.ajax("POST", path, { source: now, target: "#editor", swap: "outerHTML", values: values });
+      } catch (err) {
+        done(); /* never a button left busy, nor the list's buttons locked */
+        throw err;
+      }
+      return sent.finally(done);
     });
   });
 

@@ -256,13 +256,16 @@
    * tab's sessionStorage, and sent again to be compared when the page comes back without
    * them. */
   function checkForm() { return document.querySelector("#check form[hx-post]"); }
-  function checkLines(form) {
+  /* Every player's lines in the form, as typed (or, ``drawn``, as the server drew them:
+   * what its differences were worked out from). */
+  function checkLines(form, drawn) {
     var lines = {}, here = form.elements.p ? form.elements.p.value : "0";
     Array.prototype.forEach.call(form.elements, function (el) {
       var m = /^cat_(\w+)$/.exec(el.name) || /^keep_(\d+)_(\w+)$/.exec(el.name);
-      if (!m || !el.value.trim()) { return; }
+      var value = drawn ? el.defaultValue : el.value;
+      if (!m || !value.trim()) { return; }
       var who = m.length === 3 ? m[1] : here, key = m.length === 3 ? m[2] : m[1];
-      (lines[who] = lines[who] || {})[key] = el.value;
+      (lines[who] = lines[who] || {})[key] = value;
     });
     return lines;
   }
@@ -286,8 +289,13 @@
     if (!form) { return; }
     var kept = null;
     try { kept = JSON.parse(sessionStorage.getItem("scorepad-check:" + form.getAttribute("hx-post")) || "null"); } catch (err) { kept = null; }
-    if (!kept || !Object.keys(kept).length || sameLines(kept, checkLines(form))) { return; }
+    /* Compared with the lines the server drew, not those in the fields: a browser that
+     * puts typed values back itself leaves the differences drawn for empty fields. */
+    if (!kept || !Object.keys(kept).length || sameLines(kept, checkLines(form, true))) { return; }
     var here = form.elements.p.value, values = {};
+    Array.prototype.forEach.call(form.elements, function (el) {
+      if (/^(cat|keep)_/.test(el.name)) { values[el.name] = ""; } /* a line cleared stays so */
+    });
     Object.keys(kept).forEach(function (who) {
       Object.keys(kept[who]).forEach(function (key) {
         values[who === here ? "cat_" + key : "keep_" + who + "_" + key] = kept[who][key];

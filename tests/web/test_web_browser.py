@@ -571,9 +571,21 @@ def test_seasons_a_double_tap_removes_one_card(page: Any) -> None:
     cards = page.locator("#cards-in-play li[data-card]")
     # The second tap comes just after the first one's answer is drawn, on the button now
     # where the first one was: the next card's ✕ (a search match's Add is kept alike).
-    cards.nth(2).locator("button").click()
-    page.wait_for_function("document.querySelectorAll('#cards-in-play li[data-card]').length === 3")
-    cards.nth(2).locator("button").click()
+    # The second click is made in the page the moment the answer is drawn (a click from
+    # here could come later than a finger on a slow machine).
+    page.evaluate(
+        """() => new Promise((resolve) => {
+        const third = () => document.querySelectorAll('#cards-in-play li[data-card] button')[2];
+        new MutationObserver((_m, observer) => {
+            const cards = document.querySelectorAll('#cards-in-play li[data-card]');
+            if (cards.length !== 3) { return; }
+            observer.disconnect();
+            third().click();
+            resolve();
+        }).observe(document.body, { childList: true, subtree: true });
+        third().click();
+    })"""
+    )
     page.wait_for_timeout(700)
     assert cards.count() == 3
     # A deliberate second tap, once the list has settled, is taken.
