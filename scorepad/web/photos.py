@@ -58,8 +58,10 @@ PHOTO_LIMIT = 25 * 1024 * 1024
 EVIDENCE_SIDE = 1600
 EVIDENCE_QUALITY = 80
 #: The table around the board kept in the evidence photo, as a share of the board's size:
-#: enough to see that the board is whole, not the room.
+#: enough to see that the board is whole, not the room. A board with pieces on it gets
+#: more: photographed at an angle, its far stacks stand out past its outline.
 EVIDENCE_MARGIN = 0.06
+EVIDENCE_MARGIN_PIECES = 0.15
 #: Endpoints whose requests may carry a photo (the app raises the upload limit for them).
 UPLOAD_ENDPOINTS = frozenset({"photos.board_photo", "photos.layout_photo"})
 
@@ -152,17 +154,27 @@ def board_checks(found: Mapping[str, Any]) -> list[list[int]]:
     return [c for c in checks(found) if (c[0], c[1]) not in fixed]
 
 
-def evidence(data: bytes, outline: Sequence[Sequence[float]] = ()) -> bytes:
+def evidence_outline(result: Mapping[str, Any], paper: bool) -> tuple[Any, float]:
+    """Where to crop the evidence photo: the board's outline and its margin, or nothing
+    when the recogniser doubted where the sheet or board is (its outline may be wrong,
+    and the photo is all the evidence there is)."""
+    if result.get("sheet_doubted") or result.get("board_doubted"):
+        return (), 0.0
+    return result.get("outline", ()), EVIDENCE_MARGIN if paper else EVIDENCE_MARGIN_PIECES
+
+
+def evidence(data: bytes, crop: tuple[Any, float] = ((), 0.0)) -> bytes:
     """The photo made small enough to keep: upright (EXIF), cropped to the board found in
-    it (``outline``: its corners as fractions of the photo, with a margin of
-    EVIDENCE_MARGIN of its size), at most EVIDENCE_SIDE, JPEG.
+    it (``crop``: its corners as fractions of the photo, and a margin as a share of its
+    size), at most EVIDENCE_SIDE, JPEG.
 
     Called only after the recogniser read the photo, so the file is a sound image."""
     with Image.open(io.BytesIO(data)) as opened:
         opened.draft("RGB", (EVIDENCE_SIDE, EVIDENCE_SIDE))  # JPEG: decode at a smaller scale
         image = ImageOps.exif_transpose(opened).convert("RGB")
+    outline, margin = crop
     if len(outline) >= 3:
-        image = image.crop(_board_box(outline, image.size))
+        image = image.crop(_board_box(outline, margin, image.size))
     image.thumbnail((EVIDENCE_SIDE, EVIDENCE_SIDE))
     out = io.BytesIO()
     image.save(out, "JPEG", quality=EVIDENCE_QUALITY, optimize=True)
@@ -223,7 +235,7 @@ def board_photo(table_id: str) -> Response:
             notes[0] = note_of(current.doc, parsed, player, result)
         return doc, with_photo(current.meta, player, photo_id, check)
 
-    photo_id = keep(table_id, player, data, result.get("outline", ()))
+    photo_id = keep(table_id, player, data, evidence_outline(result, board_kit.PAPER))
     try:
         stored = db.edit_table(table_id, apply)
     except REFUSALS as err:
@@ -265,13 +277,13 @@ def refusal_advice(err: Exception, stored: db.StoredTable, rights: access.Rights
 
 
 def _board_box(
-    outline: Sequence[Sequence[float]], size: tuple[int, int]
+    outline: Sequence[Sequence[float]], margin: float, size: tuple[int, int]
 ) -> tuple[int, int, int, int]:
     """The pixel box around a board's outline and a margin, inside the image; the whole
     image for an outline that makes no box (the photo is then kept whole)."""
     width, height = size
     xs, ys = [p[0] for p in outline], [p[1] for p in outline]
-    pad_x, pad_y = EVIDENCE_MARGIN * (max(xs) - min(xs)), EVIDENCE_MARGIN * (max(ys) - min(ys))
+    pad_x, pad_y = margin * (max(xs) - min(xs)), margin * (max(ys) - min(ys))
     box = (
         max(0, int((min(xs) - pad_x) * width)),
         max(0, int((min(ys) - pad_y) * height)),
@@ -283,12 +295,12 @@ def _board_box(
     return box
 
 
-def keep(table_id: str, player: int, data: bytes, outline: Sequence[Sequence[float]] = ()) -> str:
-    """Store the photo as evidence, cropped to the board found in it (``outline``); its id
+def keep(table_id: str, player: int, data: bytes, crop: tuple[Any, float] = ((), 0.0)) -> str:
+    """Store the photo as evidence, cropped to the board found in it (``crop``); its id
     ("" when Pillow cannot re-encode it, e.g. a HEIC read through a plug-in only the
     recogniser has: the board is still read)."""
     try:
-        small = evidence(data, outline)
+        small = evidence(data, crop)
     except (OSError, ValueError, Image.DecompressionBombError):
         current_app.logger.warning("a photo of table %s could not be kept", table_id)
         return ""

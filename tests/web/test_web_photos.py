@@ -627,15 +627,21 @@ def test_the_evidence_photo_is_cropped_to_the_board() -> None:
     image = Image.new("RGB", (1000, 800), "white")
     data = io.BytesIO()
     image.save(data, "JPEG")
-    outline = [[0.25, 0.25], [0.75, 0.25], [0.75, 0.75], [0.25, 0.75]]
-    kept = Image.open(io.BytesIO(photos.evidence(data.getvalue(), outline)))
-    assert kept.size == (560, 448)  # the board's 500 x 400 and 6 % of it on each side
-    # Near the photo's edge the margin stops there; an outline that is no box keeps it all.
-    edge = [[0.0, 0.0], [0.5, 0.0], [0.5, 1.0], [0.0, 1.0]]
-    assert Image.open(io.BytesIO(photos.evidence(data.getvalue(), edge))).size == (530, 800)
-    point = [[0.5, 0.5]] * 4
-    assert Image.open(io.BytesIO(photos.evidence(data.getvalue(), point))).size == (1000, 800)
-    assert Image.open(io.BytesIO(photos.evidence(data.getvalue()))).size == (1000, 800)
+
+    def kept(result: dict[str, Any], paper: bool = True) -> tuple[int, int]:
+        crop = photos.evidence_outline(result, paper)
+        return Image.open(io.BytesIO(photos.evidence(data.getvalue(), crop))).size
+
+    box = {"outline": [[0.25, 0.25], [0.75, 0.25], [0.75, 0.75], [0.25, 0.75]]}
+    assert kept(box) == (560, 448)  # the sheet's 500 x 400 and 6 % of it on each side
+    assert kept(box, paper=False) == (650, 520)  # a board's far stacks stand out: 15 %
+    # Near the photo's edge the margin stops there; an outline that is no box keeps it all,
+    # and so does one the recogniser doubted (the photo is all the evidence there is).
+    assert kept({"outline": [[0.0, 0.0], [0.5, 0.0], [0.5, 1.0], [0.0, 1.0]]}) == (530, 800)
+    assert kept({"outline": [[0.5, 0.5]] * 4}) == (1000, 800)
+    assert kept({}) == (1000, 800)
+    assert kept({**box, "sheet_doubted": True}) == (1000, 800)
+    assert kept({**box, "board_doubted": True}, paper=False) == (1000, 800)
 
 
 # --- Harmonies and Spring Meadow ----------------------------------------------------------------
