@@ -118,11 +118,17 @@ class WrongSide(PhotoError):
     the photo (the web app points a table whose boards are all empty at its side switch)."""
 
     def __init__(self, side: str) -> None:
+        self.side = side
         self.shown = other_side(side)
         super().__init__(
             f"the board in the photo is side {self.shown}, but this table plays side {side}: "
             f"photograph side {side} or start a table for side {self.shown}"
         )
+
+    def __reduce__(self) -> tuple[type[WrongSide], tuple[str]]:
+        # Made again from the table's side (its args hold the message), e.g. when a
+        # recognition in a worker process is refused.
+        return (WrongSide, (self.side,))
 
 
 def wrong_side(side: str) -> WrongSide:

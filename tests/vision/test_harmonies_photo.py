@@ -304,6 +304,13 @@ def test_a_board_of_the_other_side_is_named_in_the_refusal() -> None:
         hv.recognize_harmonies(s.jpeg, side=wrong)
 
 
+def test_the_other_sides_refusal_survives_a_worker_process() -> None:
+    import pickle
+
+    refusal = pickle.loads(pickle.dumps(hv.WrongSide("A")))
+    assert refusal.shown == "B" and str(refusal) == str(hv.WrongSide("A"))
+
+
 def test_a_board_of_the_other_side_framed_as_the_tables_is_refused() -> None:
     # VALIDATION photo 130 403 (3 MP) shows side B. Side A's outline, framed on it, fits the
     # print well enough to be taken and lands on enough tokens (it was read as side A), but

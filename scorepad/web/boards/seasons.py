@@ -84,7 +84,7 @@ def set_field(
     in_play: list[int] = sorcerer.setdefault("cards_in_play", [])
     action = form.get("action", "")
     if action == "counts":
-        # The form sends every field; "changed" (scorepad.js) names the one the player
+        # The form sends every field; "changed" (static/live.js) names the one the player
         # changed, and only it is read: another field still holding a refused value would
         # refuse this change with its message.
         changed = form.get("changed")
