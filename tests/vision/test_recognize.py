@@ -22,9 +22,11 @@ def results(photo):
 
 def test_result_has_exactly_the_contract_shape(results):
     for result in results.values():
-        # The contract's shape; "sheet_doubted" is our one extension without a layout.
-        assert {"game", "player", "confidence", "seconds"} <= set(result)
-        assert set(result) <= {"game", "player", "confidence", "seconds", "sheet_doubted"}
+        # The contract's shape; "outline" (the sheet's corners) and "sheet_doubted" are our
+        # extensions without a layout.
+        assert {"game", "player", "confidence", "seconds", "outline"} <= set(result)
+        extensions = {"outline", "sheet_doubted"}
+        assert set(result) <= {"game", "player", "confidence", "seconds"} | extensions
         assert result["game"] == "sunflower-valley"
         # The player part of a board file: its cells, and the paper's residents tally
         # when the photo shows it plainly (a board file's own optional field).
