@@ -190,19 +190,23 @@ def test_a_sheep_reaches_a_settlement_two_links_away():
     assert pairing(axial_table(spec)) == (3, 0, {"adjacent", "railway"})
 
 
+#: Sheep (0,-1) touches no house; its herd's sheep (0,0) touches (1,0), whose settlement
+#: holds (2,-1), linked by the railway (3,-1)-(4,-1) to (5,-1).
+CHAIN = {
+    (0, -1): "S",
+    (0, 0): "S",
+    (1, 0): "H",
+    (2, -1): "H",
+    (3, -1): "R03",
+    (4, -1): "R03",
+    (5, -1): "H",
+}
+
+
 def test_rules_combine_herd_settlement_and_railway():
     """Sheep (0,-1) touches no house. Through its herd it may pair with (1,0), through that
     settlement with (2,-1), and through the railway with (5,-1)."""
-    spec = {
-        (0, -1): "S",
-        (0, 0): "S",
-        (1, 0): "H",
-        (2, -1): "H",
-        (3, -1): "R03",
-        (4, -1): "R03",
-        (5, -1): "H",
-    }
-    doc = axial_table(spec)
+    doc = axial_table(CHAIN)
     allowed = sv.allowed_pairs(sv.Valley.of(sv.parse(doc).players[0]))
     far = Hex(0, -1)
     assert {h: via for (s, h), via in allowed.items() if s == far} == {
@@ -281,23 +285,14 @@ def test_a_pair_not_adjacent_is_explained_by_the_way_rule_a_goes():
     """Rule A's chain, hex by hex, for the explanation: sheep (0,-1) touches no house; its
     herd's sheep (0,0) touches (1,0), whose settlement holds (2,-1), linked by the railway
     (3,-1)-(4,-1) to (5,-1)."""
-    spec = {
-        (0, -1): "S",
-        (0, 0): "S",
-        (1, 0): "H",
-        (2, -1): "H",
-        (3, -1): "R03",
-        (4, -1): "R03",
-        (5, -1): "H",
-    }
-    valley = sv.Valley.of(sv.parse(axial_table(spec)).players[0])
+    valley = sv.Valley.of(sv.parse(axial_table(CHAIN)).players[0])
     far, near = Hex(0, -1), Hex(0, 0)
     assert sv.pair_path(valley, far, Hex(1, 0), "herd") == [far, near, Hex(1, 0)]
     assert sv.pair_path(valley, far, Hex(2, -1), "settlement") == [far, near, Hex(1, 0), Hex(2, -1)]
     railway = [far, near, Hex(1, 0), Hex(2, -1), Hex(3, -1), Hex(4, -1), Hex(5, -1)]
     assert sv.pair_path(valley, far, Hex(5, -1), "railway") == railway
     assert sv.pair_path(valley, near, Hex(1, 0), "adjacent") == [near, Hex(1, 0)]
-    pairs = {tuple(p["sheep"]): p for p in details(axial_table(spec))["pairs"]}
+    pairs = {tuple(p["sheep"]): p for p in details(axial_table(CHAIN))["pairs"]}
     assert "path" not in pairs[(0, 0)] and sv.pair_route(pairs[(0, 0)]) == [(0, 0), (1, 0)]
     assert pairs[(0, -1)]["path"] == [[0, -1], [0, 0], [1, 0], [2, -1]]
     assert pairs[(0, -1)]["gate"] == [1, 0]

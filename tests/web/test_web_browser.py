@@ -504,18 +504,21 @@ def test_spring_meadow_solo_game_by_taps_and_typed_values(page: Any) -> None:
 # --- Seasons -------------------------------------------------------------------------------------
 
 
+def set_count(page: Any, name: str, value: str) -> None:
+    """Type a Seasons count and leave the field; wait for the editor to store it."""
+    page.fill(f"#counts input[name={name}]", value)
+    page.press(f"#counts input[name={name}]", "Tab")
+    page.wait_for_selector(f"#counts input[name={name}][value='{value}']")
+
+
 def test_seasons_two_players(page: Any) -> None:
     from scorepad.games import seasons
 
     start_table(page, "seasons", ["Anna", "Boris"])
     # Anna: 50 crystals, 2 energy in reserve and the Lantern of Xidit in play
     # (its printed prestige, plus 3 per energy in reserve).
-    page.fill("#counts input[name=crystals]", "50")
-    page.press("#counts input[name=crystals]", "Tab")
-    page.wait_for_selector("#counts input[name=crystals][value='50']")
-    page.fill("#counts input[name=energy_in_reserve]", "2")
-    page.press("#counts input[name=energy_in_reserve]", "Tab")
-    page.wait_for_selector("#counts input[name=energy_in_reserve][value='2']")
+    set_count(page, "crystals", "50")
+    set_count(page, "energy_in_reserve", "2")
     # A value refused stays in its field, marked, with the focus, until it is corrected.
     page.fill("#counts input[name=bonuses_used]", "7")
     page.press("#counts input[name=bonuses_used]", "Tab")
@@ -525,12 +528,8 @@ def test_seasons_two_players(page: Any) -> None:
     assert bonuses.input_value() == "7" and bonuses.get_attribute("aria-invalid") == "true"
     assert bonuses.get_attribute("value") == "0"  # stored: nothing changed
     # Another field changed meanwhile is kept: only the field changed is read.
-    page.fill("#counts input[name=cards_in_hand]", "1")
-    page.press("#counts input[name=cards_in_hand]", "Tab")
-    page.wait_for_selector("#counts input[name=cards_in_hand][value='1']")
-    page.fill("#counts input[name=cards_in_hand]", "0")
-    page.press("#counts input[name=cards_in_hand]", "Tab")
-    page.wait_for_selector("#counts input[name=cards_in_hand][value='0']")
+    set_count(page, "cards_in_hand", "1")
+    set_count(page, "cards_in_hand", "0")
     page.fill("#counts input[name=bonuses_used]", "0")
     page.press("#counts input[name=bonuses_used]", "Tab")
     page.wait_for_selector("#counts input[name=bonuses_used]:not([aria-invalid])")
@@ -540,12 +539,8 @@ def test_seasons_two_players(page: Any) -> None:
     lantern = next(c for c in seasons.CARDS.values() if c.name == "Lantern of Xidit")
     # Boris: 60 crystals and one bonus used (-5).
     player(page, 1)
-    page.fill("#counts input[name=crystals]", "60")
-    page.press("#counts input[name=crystals]", "Tab")
-    page.wait_for_selector("#counts input[name=crystals][value='60']")
-    page.fill("#counts input[name=bonuses_used]", "1")
-    page.press("#counts input[name=bonuses_used]", "Tab")
-    page.wait_for_selector("#counts input[name=bonuses_used][value='1']")
+    set_count(page, "crystals", "60")
+    set_count(page, "bonuses_used", "1")
     page.click("text=Results")
     page.wait_for_selector("#winner")
     anna = 50 + lantern.prestige + 3 * 2
