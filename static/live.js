@@ -30,10 +30,6 @@
     put("tv", ed.dataset.version);
   });
 
-  /* Fields, buttons, undo and redo inside #editor take their turn in the tap chain. A field
-   * changes when it loses the focus, often because a board cell was just tapped: sent side by
-   * side, both would carry the same sheet tag and the second would be refused as stale. In
-   * the chain each is sent after the previous answer is on screen, with its fresh tag. */
   /* The field a form's change came from: the form sends every field, a refused one still
    * holding what was typed, so the server is told which one changed and reads that one
    * only (a bonus changed after a refused crystals count is kept, not refused with the
@@ -53,6 +49,10 @@
     return function () { shifting = false; shiftedAt = Date.now(); };
   }
 
+  /* Fields, buttons, undo and redo inside #editor take their turn in the tap chain. A field
+   * changes when it loses the focus, often because a board cell was just tapped: sent side by
+   * side, both would carry the same sheet tag and the second would be refused as stale. In
+   * the chain each is sent after the previous answer is on screen, with its fresh tag. */
   document.addEventListener("htmx:confirm", function (e) {
     var ed = editor();
     var elt = e.detail.elt;
