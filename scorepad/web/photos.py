@@ -154,7 +154,7 @@ def board_checks(found: Mapping[str, Any]) -> list[list[int]]:
     return [c for c in checks(found) if (c[0], c[1]) not in fixed]
 
 
-def evidence_outline(result: Mapping[str, Any], paper: bool) -> tuple[Any, float]:
+def evidence_crop(result: Mapping[str, Any], paper: bool) -> tuple[Any, float]:
     """Where to crop the evidence photo: the board's outline and its margin, or nothing
     when the recogniser doubted where the sheet or board is (its outline may be wrong,
     and the photo is all the evidence there is)."""
@@ -235,7 +235,7 @@ def board_photo(table_id: str) -> Response:
             notes[0] = note_of(current.doc, parsed, player, result)
         return doc, with_photo(current.meta, player, photo_id, check)
 
-    photo_id = keep(table_id, player, data, evidence_outline(result, board_kit.PAPER))
+    photo_id = keep(table_id, player, data, evidence_crop(result, board_kit.PAPER))
     try:
         stored = db.edit_table(table_id, apply)
     except REFUSALS as err:

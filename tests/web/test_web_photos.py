@@ -629,7 +629,7 @@ def test_the_evidence_photo_is_cropped_to_the_board() -> None:
     image.save(data, "JPEG")
 
     def kept(result: dict[str, Any], paper: bool = True) -> tuple[int, int]:
-        crop = photos.evidence_outline(result, paper)
+        crop = photos.evidence_crop(result, paper)
         return Image.open(io.BytesIO(photos.evidence(data.getvalue(), crop))).size
 
     box = {"outline": [[0.25, 0.25], [0.75, 0.25], [0.75, 0.75], [0.25, 0.75]]}
