@@ -73,6 +73,9 @@ def test_statistics_over_finished_tables(app: Flask, client: FlaskClient) -> Non
         shown = re.search(rf'data-category="{re.escape(label)}">([^<]*)<', block)
         assert shown, label
         assert shown.group(1) == f"{mean(p.categories[key] for p in anna):.1f}"
+    # Folded under the game's figures: listed open, a player took a phone screen or two.
+    folded = block.index('<details class="category-averages')
+    assert folded < block.index("data-category=") and block.index('data-stat="average"') < folded
     vera = results[1].players[1]
     assert stat(player_block(html, "Vera"), "plays") == "1"
     assert stat(player_block(html, "Vera"), "best") == str(vera.total)
