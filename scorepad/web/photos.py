@@ -260,18 +260,29 @@ def board_photo(table_id: str) -> Response:
 
 def refusal_advice(err: Exception, stored: db.StoredTable, rights: access.Rights) -> str:
     """The refusal as shown; a photo of the other Harmonies side, while every board is
-    empty and this phone may change the table's side, points at the side switch instead
+    empty, points at the side switch (a seated phone: at the host, whose it is) instead
     of at starting a new table."""
     shown = getattr(err, "shown_side", None)
-    if not shown or not rights.can_edit_all or not harmonies_kit.all_empty(stored.doc):
+    if not shown or not harmonies_kit.all_empty(stored.doc):
         return str(err)
+    side = (stored.doc.get("options") or {}).get("side", "A")
+    if not rights.can_edit_all:  # a seated phone: the side is every board's, the host's
+        return str(
+            gettext(
+                "The board in the photo is side %(shown)s, but this table plays side "
+                "%(side)s. Every board is still empty: the host can switch the table to side "
+                "%(shown)s, then choose the photo again.",
+                shown=shown,
+                side=side,
+            )
+        )
     return str(
         gettext(
             "The board in the photo is side %(shown)s, but this table plays side %(side)s. "
             "Every board is still empty: choose side %(shown)s under “Personal board side”, "
             "then choose the photo again.",
             shown=shown,
-            side=(stored.doc.get("options") or {}).get("side", "A"),
+            side=side,
         )
     )
 

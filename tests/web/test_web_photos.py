@@ -696,6 +696,13 @@ def test_a_photo_of_the_other_side_points_an_empty_table_at_its_side_switch(
     assert f"side {shown}, but this table plays side {played}. Every board is still empty" in html
     assert "“Personal board side”" in html and 'id="board-side"' in html
     assert "start a table for side" not in html
+    # A seated phone cannot switch every board's side: it is pointed at the host.
+    guest = app.test_client()
+    guest.environ_base["REMOTE_ADDR"] = "10.0.0.9"
+    assert guest.post(f"/t/{table_id}/join", data={"seat": "1"}).status_code in (200, 303)
+    said = unescape(send(guest, f"/t/{table_id}/photo", shot.jpeg, p="1").get_data(as_text=True))
+    assert f"the host can switch the table to side {shown}" in said
+    assert "“Personal board side”" not in said
     # With a token on a board the side is fixed: the only way left is a new table.
     assert tap(client, table_id, p=1, tool="blue", q=0, r=0).status_code == 200
     html = unescape(send(client, f"/t/{table_id}/photo", shot.jpeg, p="0").get_data(as_text=True))
