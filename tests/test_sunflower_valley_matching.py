@@ -8,6 +8,7 @@ track from a house; the maximum is found by brute force.
 from __future__ import annotations
 
 from functools import cache
+from itertools import pairwise
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -102,9 +103,10 @@ def brute_force(pairs: set[tuple[Hex, Hex]]) -> int:
     return best(0, frozenset())
 
 
-@settings(max_examples=300, deadline=None)
-@given(st.lists(st.sampled_from(TOKENS), min_size=len(REGION), max_size=len(REGION)))
-def test_pairing_is_a_maximum_matching_over_the_rules(tokens: list[str]) -> None:
+def region_valley(
+    tokens: list[str],
+) -> tuple[dict[Hex, str], dict[Hex, tuple[int, int]], sv.Valley]:
+    """The region drawn with ``tokens``: each hex's token, its rails' sides, its valley."""
     items = dict(zip(REGION, tokens, strict=True))
     rails = {h: (int(t[1]), int(t[2])) for h, t in items.items() if t.startswith("R")}
     cells = []
@@ -116,7 +118,13 @@ def test_pairing_is_a_maximum_matching_over_the_rules(tokens: list[str]) -> None
             cell |= {"item": "rail", "sides": list(rails[h])}
         cells.append(cell)
     sheet = sv.parse({"game": "sunflower-valley", "players": [{"name": "A", "cells": cells}]})
-    valley = sv.Valley.of(sheet.players[0])
+    return items, rails, sv.Valley.of(sheet.players[0])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(TOKENS), min_size=len(REGION), max_size=len(REGION)))
+def test_pairing_is_a_maximum_matching_over_the_rules(tokens: list[str]) -> None:
+    items, rails, valley = region_valley(tokens)
     expected = rule_pairs(items, rails)
     assert set(sv.allowed_pairs(valley)) == expected
     pairs, unpaired = sv.pair_houses(valley)
@@ -124,3 +132,29 @@ def test_pairing_is_a_maximum_matching_over_the_rules(tokens: list[str]) -> None
     assert len({h for h, _, _ in pairs}) == len({s for _, s, _ in pairs}) == len(pairs)
     assert all((s, h) in expected for h, s, _ in pairs)
     assert len(pairs) + len(unpaired) == sum(t == "H" for t in tokens)
+
+
+#: Herds, settlements and track, drawn thickly: pairs through a herd, a settlement or a
+#: railway are common (with TOKENS nearly every pair is adjacent).
+DENSE = ["S", "S", "S", "H", "H", "."] + [f"R{a}{b}" for a, b in sv.RAIL_ORIENTATIONS]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(DENSE), min_size=len(REGION), max_size=len(REGION)))
+def test_each_pair_is_explained_by_a_way_rule_a_allows(tokens: list[str]) -> None:
+    """The explanation's way (``pair_path``): neighbour to neighbour, from the sheep through
+    sheep of its herd to a house, then only houses and track, to its house; through the
+    herd alone it is the house the herd touches."""
+    items, _rails, valley = region_valley(tokens)
+    herd_of = {s: herd for herd in valley.herds for s in herd}
+    pairs, _unpaired = sv.pair_houses(valley)
+    for house, sheep, via in pairs:
+        path = sv.pair_path(valley, sheep, house, via)
+        assert path[0] == sheep and path[-1] == house and len(set(path)) == len(path)
+        assert all(b in neighbors(a) for a, b in pairwise(path))
+        walked = [items[h] for h in path]
+        first_house = walked.index("H")
+        assert all(h in herd_of[sheep] for h in path[:first_house])
+        assert all(t == "H" or t.startswith("R") for t in walked[first_house:])
+        assert via != "herd" or first_house == len(path) - 1
+        assert via != "adjacent" or len(path) == 2
