@@ -98,10 +98,31 @@
       /* htmx rejects only when no answer came: no connection, or it dropped. */
       offline = true;
       netStatus();
+      /* A phone with no network at all never sent it: it is sent as new, on the board as it
+       * stands by then (a board another phone changed meanwhile refused it as maybe stored
+       * already, while the taps queued after it landed). */
+      var unsent = navigator.onLine === false;
       return pause(Math.min(8000, 500 * Math.pow(2, tries))).then(function () {
-        return attempt(values, tries + 1);
+        return unsent ? afresh(values, tries + 1) : attempt(values, tries + 1);
       });
     });
+  }
+
+  /* A tap that never left the phone, sent once it is back online: the board is fetched
+   * first (another phone may have changed it), then the tap goes as a first sending. */
+  function afresh(values, tries) {
+    var ed = editor();
+    if (!ed) { return null; }
+    if (!ed.dataset.showUrl) { return attempt(values, tries); }
+    return htmx.ajax("GET", ed.dataset.showUrl, { source: ed, target: "#editor", swap: "outerHTML" })
+      .then(function () {
+        delete values.retry;
+        return attempt(values, 0);
+      }, function () {
+        return pause(Math.min(8000, 500 * Math.pow(2, tries))).then(function () {
+          return afresh(values, tries + 1);
+        });
+      });
   }
 
   function send(values) {
