@@ -121,10 +121,16 @@
     history.replaceState(history.state, "", url.pathname + url.search + url.hash);
   });
 
-  document.addEventListener("htmx:afterSwap", function (e) {
-    var live = e.detail.target;
-    if (!live || live.id !== "live") { return; }
-    live = document.getElementById("live");
+  /* A field of the editor being typed in (a count, a tally): a redraw now would put the
+   * stored value back under the cursor and the typed one would be lost unsaid. */
+  var FIELD = "input:not([type=hidden]):not([type=checkbox]):not([type=radio]):not([type=file]), textarea";
+  function typing(ed) {
+    var field = document.activeElement;
+    return !!field && ed.contains(field) && field.matches(FIELD);
+  }
+  var afterField = false;
+  function catchUp() {
+    var live = document.getElementById("live");
     var ed = editor();
     if (!live || !ed || !live.dataset.sheet) { return; }
     var newer = Number(live.dataset.version) > Number(ed.dataset.version);
@@ -135,9 +141,20 @@
     if (!newer || (live.dataset.sheet === ed.dataset.sheet && !stepsMoved)) { return; }
     var url = ed.dataset.showUrl;
     if (!window.scorepadRedraw || !url) { return; }
+    if (typing(ed)) { afterField = true; return; } /* when the field is left (and sent) */
     window.scorepadRedraw(url, null, function (now) {
       return Number(now.dataset.version) >= Number(live.dataset.version);
     });
+  }
+  document.addEventListener("htmx:afterSwap", function (e) {
+    var live = e.detail.target;
+    if (live && live.id === "live") { catchUp(); }
+  });
+  /* Left after its change was sent (change comes first), so the redraw queues behind it. */
+  document.addEventListener("focusout", function () {
+    if (!afterField) { return; }
+    afterField = false;
+    setTimeout(catchUp, 0);
   });
 
   /* Answers can cross: a board fetched before this phone's undo may arrive after it. Never

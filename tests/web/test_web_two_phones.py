@@ -243,6 +243,37 @@ def test_a_seated_phones_undo_follows_the_tables_last_step(
     assert guest.get_attribute('#editor [data-q="0"][data-r="0"]', "data-item") == "house"
 
 
+def test_another_phones_step_leaves_a_field_being_typed_alone(
+    phones: list[Any], live_server: LiveServer
+) -> None:
+    """Boris types his tally while the host draws on Anna's board: the host's step changes
+    Boris's Undo (so the poll redraws his editor), and the redraw put the stored tally back
+    under his cursor; the typed one was lost unsaid. It now waits for the field to be left,
+    and the tally typed is stored."""
+    host, guest, _ = phones
+    base = live_server.url
+    live_server.app.config["LIVE_POLL_MS"] = 500
+    table = start_anna_and_boris(host, base)
+    guest.goto(f"{base}/t/{table}/join")
+    guest.click("button.seat-claim:has-text('Boris')")
+    guest.wait_for_selector("#editor[data-player='1']")
+    draw(guest, "house", 0, 0)  # Boris's own step: his Undo is enabled
+    tally = "#editor input[name=residents]"
+    guest.click(tally)
+    guest.keyboard.type("7")
+    host.goto(f"{base}/t/{table}?p=0")
+    draw(host, "house", 0, 0)  # the table's last step is now on Anna's board
+    guest.wait_for_timeout(2000)  # several polls see it
+    assert guest.input_value(tally) == "7"
+    assert guest.evaluate("document.activeElement.name") == "residents"
+    guest.keyboard.press("Tab")  # left: sent (the table's last step is Boris's again)
+    guest.wait_for_selector(f"{tally}[value='7']", timeout=5000)
+    with live_server.app.app_context():
+        from scorepad.web import db
+
+        assert db.get_table(table).doc["players"][1]["residents"] == 7
+
+
 def test_a_field_and_a_tap_at_once_are_both_kept(page: Any) -> None:
     """Typing the residents tally then tapping a hex: the field changes as it loses the focus,
     the very moment of the tap. Both go through one queue, so neither is refused as stale."""
