@@ -211,12 +211,33 @@ def _refusal(rights: access.Rights, stored: db.StoredTable, step: db.Step | None
 
 
 def sheet_tag(doc: dict[str, Any], player: int) -> str:
-    """A short fingerprint of what one player's editor shows and edits: their part of the
-    document and the table's shared part (its options: table rules, side, layouts). A form
-    drawn before another phone changed either is stale (409), and the live poll redraws it."""
+    """A short fingerprint of what one player's editor shows and edits: the table's shared
+    part (its options: table rules, side, layouts, the active player) and their board, as
+    two halves of TAG_HALF characters, shared then board (a refusal then says which
+    changed). A form drawn before another phone changed either is stale (409), and the live
+    poll redraws it."""
     shared = {k: v for k, v in doc.items() if k != "players"}
-    text = json.dumps([shared, doc["players"][player]], sort_keys=True, separators=(",", ":"))
-    return hashlib.blake2b(text.encode(), digest_size=6).hexdigest()
+    return _fingerprint(shared) + _fingerprint(doc["players"][player])
+
+
+#: Characters in each half of a sheet tag (4 bytes, hexadecimal).
+TAG_HALF = 8
+
+
+def _fingerprint(part: Any) -> str:
+    text = json.dumps(part, sort_keys=True, separators=(",", ":"))
+    return hashlib.blake2b(text.encode(), digest_size=4).hexdigest()
+
+
+def stale_message(seen: str, doc: dict[str, Any], player: int) -> str:
+    """Why a change drawn on a board since changed is refused: the board itself, or only
+    the table's shared part (a phase recorded, the rules changed: the board looked the
+    same); "tap" again for a tap, "change it" again for a field."""
+    board_moved = seen[TAG_HALF:] != sheet_tag(doc, player)[TAG_HALF:]
+    tapped = request.endpoint == "editor.tap"
+    if board_moved:
+        return str(gettext(STALE_SHEET if tapped else STALE_SHEET_FIELD))
+    return str(gettext(STALE_SHARED if tapped else STALE_SHARED_FIELD))
 
 
 def render_editor(
@@ -294,6 +315,18 @@ def redo(table_id: str) -> Response:
 
 
 STALE_SHEET = N_("This sheet was changed on another device; here it is now. Tap again.")
+STALE_SHEET_FIELD = N_(
+    "This sheet was changed on another device; here it is now. Make your change again."
+)
+#: The board is as it was, but the table's shared part changed (a phase, the rules).
+STALE_SHARED = N_(
+    "The table was changed on another device (a phase recorded or its rules); here it is "
+    "now. Tap again."
+)
+STALE_SHARED_FIELD = N_(
+    "The table was changed on another device (a phase recorded or its rules); here it is "
+    "now. Make your change again."
+)
 #: A tap sent again after its connection dropped: the first sending may have been stored.
 STALE_RETRY = N_(
     "The connection dropped while this tap was sent, so it may be saved already: here is "
@@ -446,9 +479,14 @@ def edit(table_id: str, change: Change, board: bool = True) -> Response:
         stored = db.edit_table(table_id, apply)
     except REFUSALS as err:
         message = str(err)
+        current = db.get_table(table_id)
         if isinstance(err, db.Conflict):
-            message = gettext(STALE_RETRY if request.form.get("retry") else STALE_SHEET)
-        return _answer(db.get_table(table_id), message, refusal_status(err), found)
+            message = (
+                gettext(STALE_RETRY)
+                if request.form.get("retry")
+                else stale_message(seen or "", current.doc, player)
+            )
+        return _answer(current, message, refusal_status(err), found)
     # An edit that changed nothing returns the stored table, which ``parsed`` validated too.
     now = found.at(stored)
     note = g.pop("edit_note", None)  # what a kit's change wants said (a phase recorded)

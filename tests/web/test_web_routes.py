@@ -263,6 +263,31 @@ def test_stale_sheet_tap_is_a_409_with_the_current_board(
     assert "another device" not in resp.get_data(as_text=True)
 
 
+def test_a_stale_change_says_what_changed_and_what_to_do_again(
+    app: Flask, client: FlaskClient, table_id: str
+) -> None:
+    html = client.get(f"/t/{table_id}", headers=HX).get_data(as_text=True)
+    tag = html.split('data-sheet="')[1].split('"')[0]
+    # The host changes the table's rules: Anna's board looks the same, the table does not.
+    rules = {"p": "0", "action": "table_rules", "variant": "kids"}
+    rules |= {f"express_{n}": str(n * n) for n in range(2, 7)}
+    assert client.post(f"/t/{table_id}/field", data=rules, headers=HX).status_code == 200
+    resp = tap(client, table_id, p=0, v=tag, tool="house", q=0, r=0)
+    said = unescape(resp.get_data(as_text=True))
+    assert resp.status_code == 409 and "The table was changed on another device" in said
+    assert "This sheet was changed" not in said and "Tap again." in said
+    # A field drawn before a change to the board itself: the sheet changed; change it again.
+    html = client.get(f"/t/{table_id}", headers=HX).get_data(as_text=True)
+    tag = html.split('data-sheet="')[1].split('"')[0]
+    assert tap(client, table_id, p=0, tool="house", q=0, r=0).status_code == 200
+    resp = client.post(
+        f"/t/{table_id}/field", data={"p": "0", "v": tag, "residents": "3"}, headers=HX
+    )
+    said = unescape(resp.get_data(as_text=True))
+    assert resp.status_code == 409 and "This sheet was changed on another device" in said
+    assert "Make your change again." in said and "Tap again." not in said
+
+
 def test_undo_and_redo(app: Flask, client: FlaskClient, table_id: str) -> None:
     blank = stored_doc(app, table_id)
     tap(client, table_id, p=0, tool="house", q=0, r=0)
