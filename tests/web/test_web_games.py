@@ -915,6 +915,29 @@ def test_spring_meadow_solo_values_only_in_a_solo_game(client: FlaskClient, mead
 # --- Seasons -------------------------------------------------------------------------------------
 
 
+def test_the_kids_variant_is_said_to_guests_and_on_the_results(
+    app: Flask, client: FlaskClient
+) -> None:
+    # The host switched to Kids mid-game: the seated phones had no rules section at all,
+    # and the results never said the table played Kids (fewer sheep pair).
+    table_id = new_table(client, SV_FORM, ["Anna", "Boris"])
+    rules = {"p": "0", "action": "table_rules", "variant": "kids"}
+    rules |= {f"express_{n}": str(n * n) for n in range(2, 7)}
+    assert client.post(f"/t/{table_id}/field", data=rules, headers=HX).status_code == 200
+    boris = app.test_client()
+    boris.environ_base["REMOTE_ADDR"] = "10.0.0.7"
+    assert boris.post(f"/t/{table_id}/join", data={"seat": "1"}).status_code in (200, 303)
+    html = unescape(boris.get(f"/t/{table_id}").get_data(as_text=True))
+    said = re.search(r'id="table-rules-read">(.*?)</p>', html, re.S)
+    assert said and "Table rules: Kids" in said.group(1) and "2 → 4" in said.group(1)
+    assert 'id="table-rules"' not in html  # the host's form is the host's
+    assert 'id="table-rules-read"' not in client.get(f"/t/{table_id}").get_data(as_text=True)
+    results = unescape(client.get(f"/t/{table_id}/results").get_data(as_text=True))
+    assert 'id="rules-variant"' in results and "Table rules: Kids" in results
+    # Areas where nobody drew a sunflower are nobody's, not a tie.
+    assert "nobody (tie)" not in results and "nobody<" in results
+
+
 def test_a_pair_through_the_herd_is_drawn_and_said_the_way_it_goes(client: FlaskClient) -> None:
     # A sheep touching no house, paired through its herd's house and that house's
     # settlement: a straight line to the far house could not be followed on paper.

@@ -816,11 +816,13 @@ def test_results_show_area_majorities_and_residents(client: FlaskClient) -> None
         area: a["winner"] or "nobody (tie)" for area, a in result.extra["areas"].items()
     }
     assert 'id="residents"' in html
-    # Before anyone draws a sunflower every area is a tie at 0: nobody takes its 3 points.
+    # Before anyone draws a sunflower nobody takes an area's 3 points: said as "nobody",
+    # not as a tie (no one has a sunflower there to tie with).
     empty = new_table(client, SV_FORM, ["Anna", "Boris"])
     html = client.get(f"/t/{empty}/results").get_data(as_text=True)
     areas = html[html.index('id="areas"') : html.index("</table>", html.index('id="areas"'))]
-    assert areas.count("nobody (tie)") == len(result.extra["areas"]) and "(+3)" not in areas
+    assert areas.count('<small class="muted">nobody</small>') == len(result.extra["areas"])
+    assert "nobody (tie)" not in areas and "(+3)" not in areas
     html = client.get(f"/t/{table_id}/results").get_data(as_text=True)
     first = result.extra["residents"][0]
     assert f"{first['name']}: {first['count']} residents" in html
