@@ -480,6 +480,12 @@ def edit(table_id: str, change: Change, board: bool = True) -> Response:
     except REFUSALS as err:
         message = str(err)
         current = db.get_table(table_id)
+        if (
+            current.finished
+            and is_htmx()
+            and request.form.get("tv") not in (None, "", str(current.version))
+        ):
+            return _finished_meanwhile(current)
         if isinstance(err, db.Conflict):
             message = (
                 gettext(STALE_RETRY)
@@ -491,6 +497,15 @@ def edit(table_id: str, change: Change, board: bool = True) -> Response:
     now = found.at(stored)
     note = g.pop("edit_note", None)  # what a kit's change wants said (a phase recorded)
     return render_editor(stored, player, note, parsed=parsed, rights=now)
+
+
+def _finished_meanwhile(stored: db.StoredTable) -> Response:
+    """A change from an editor drawn before the host finished the table: the phone goes to
+    the final result, as the live poll takes the other phones there (its refusal's answer
+    carried the new version, and the poll then saw nothing new to act on)."""
+    resp = Response("", 204)
+    resp.headers["HX-Redirect"] = url_for("tables.results", table_id=stored.id)
+    return resp
 
 
 #: "player 'Anna', cell (0, 1): ..." or "..., square (3, 4): ...": the engine names the

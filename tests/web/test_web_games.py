@@ -934,8 +934,10 @@ def test_the_kids_variant_is_said_to_guests_and_on_the_results(
     assert 'id="table-rules-read"' not in client.get(f"/t/{table_id}").get_data(as_text=True)
     results = unescape(client.get(f"/t/{table_id}/results").get_data(as_text=True))
     assert 'id="rules-variant"' in results and "Table rules: Kids" in results
-    # Areas where nobody drew a sunflower are nobody's, not a tie.
+    # Areas where nobody drew a sunflower are nobody's, not a tie; nor is a residents
+    # place said while the sheet has no resident.
     assert "nobody (tie)" not in results and "nobody<" in results
+    assert "tied for place" not in results and "Residents: 0" in results
 
 
 def test_a_pair_through_the_herd_is_drawn_and_said_the_way_it_goes(client: FlaskClient) -> None:

@@ -250,6 +250,13 @@ def test_a_finished_table_is_read_only(app: Flask, client: FlaskClient, table_id
         assert field(who, table_id, p=1, residents=3) == 403
         assert who.post(f"/t/{table_id}/undo", data={"p": "1"}, headers=HX).status_code == 403
     assert stored_doc(app, table_id) == before
+    # A tap from a board drawn before the finish (its table version older): the phone is
+    # taken to the final result, as the live poll takes the others, instead of staying on a
+    # read-only editor whose poll then saw nothing new.
+    resp = tap(boris, table_id, p=1, tool="house", q=0, r=0, tv=1)
+    assert resp.status_code == 204
+    assert resp.headers["HX-Redirect"] == f"/t/{table_id}/results"
+    assert stored_doc(app, table_id) == before
     assert phone(app).post("/join", data={"code": code}).status_code == 404  # code retired
     assert claim(phone(app), table_id, 2) == 409
     html = client.get(f"/t/{table_id}").get_data(as_text=True)
