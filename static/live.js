@@ -122,10 +122,12 @@
   });
 
   /* A field of the editor being typed in (a count, a tally): a redraw now would put the
-   * stored value back under the cursor and the typed one would be lost unsaid. */
+   * stored value back under the cursor and the typed one would be lost unsaid; a drag's
+   * painted squares would vanish from under the finger. */
   var FIELD = "input:not([type=hidden]):not([type=checkbox]):not([type=radio]):not([type=file]), textarea";
   function typing(ed) {
     var field = document.activeElement;
+    if (window.scorepadPainting && window.scorepadPainting()) { return true; } /* a drag */
     return !!field && ed.contains(field) && field.matches(FIELD);
   }
   var afterField = false;
@@ -150,12 +152,15 @@
     var live = e.detail.target;
     if (live && live.id === "live") { catchUp(); }
   });
-  /* Left after its change was sent (change comes first), so the redraw queues behind it. */
-  document.addEventListener("focusout", function () {
+  /* Left after its change was sent (change comes first), so the redraw queues behind it;
+   * a drag likewise, once its squares are sent. */
+  function heldRedraw() {
     if (!afterField) { return; }
     afterField = false;
     setTimeout(catchUp, 0);
-  });
+  }
+  document.addEventListener("focusout", heldRedraw);
+  document.addEventListener("scorepad:painted", heldRedraw);
 
   /* Answers can cross: a board fetched before this phone's undo may arrive after it. Never
    * swap an older board over a newer one (versions only grow, undo and redo included). */

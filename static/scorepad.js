@@ -422,9 +422,15 @@
     var squares = painting.squares;
     painting = null;
     if (squares.length) { send({ squares: squares.join(";") }); }
+    document.dispatchEvent(new CustomEvent("scorepad:painted"));
   }
   document.addEventListener("pointerup", finish);
-  document.addEventListener("pointercancel", abandon);
+  document.addEventListener("pointercancel", function () {
+    abandon();
+    document.dispatchEvent(new CustomEvent("scorepad:painted"));
+  });
+  /* live.js holds a redraw while a drag is painting (it would wipe the squares shown). */
+  window.scorepadPainting = function () { return !!painting; };
 
   /* "Show why" switch: explanation overlays on or off, remembered on this phone. */
   function applyWhy() {

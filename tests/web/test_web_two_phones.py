@@ -274,6 +274,42 @@ def test_another_phones_step_leaves_a_field_being_typed_alone(
         assert db.get_table(table).doc["players"][1]["residents"] == 7
 
 
+def test_another_phones_step_leaves_a_drag_in_progress_alone(
+    phones: list[Any], live_server: LiveServer
+) -> None:
+    """Boris paints a row of his meadow with one finger while the host taps Anna's board:
+    the poll's redraw waits until the finger lifts (it wiped the squares being painted)."""
+    host, guest, _ = phones
+    base = live_server.url
+    live_server.app.config["LIVE_POLL_MS"] = 500
+    host.goto(base + "/new")
+    choose_game(host, "spring-meadow")
+    host.fill("input[name=name_0]", "Anna")
+    host.fill("input[name=name_1]", "Boris")
+    host.click("#new-form button[type=submit]")
+    host.wait_for_url(re.compile(r".*/t/[\w-]{22}$"))
+    table = str(host.url.rsplit("/", 1)[1])
+    guest.goto(f"{base}/t/{table}/join")
+    guest.click("button.seat-claim:has-text('Boris')")
+    guest.wait_for_selector("#editor[data-player='1']")
+    square = '#editor [data-row="14"][data-col="{}"]'
+    guest.locator(square.format(0)).scroll_into_view_if_needed()
+    boxes = [guest.locator(square.format(c)).bounding_box() for c in range(4)]
+    centres = [(b["x"] + b["width"] / 2, b["y"] + b["height"] / 2) for b in boxes]
+    guest.mouse.move(*centres[0])
+    guest.mouse.down()
+    for x, y in centres[1:3]:
+        guest.mouse.move(x, y, steps=3)
+    host.goto(f"{base}/t/{table}?p=0")
+    host.click('#editor [data-row="14"][data-col="9"]')  # the host's step on Anna's board
+    guest.wait_for_timeout(1500)  # several polls see it
+    assert guest.locator("#editor .painting").count() == 3
+    guest.mouse.move(*centres[3], steps=3)
+    guest.mouse.up()
+    guest.wait_for_selector(square.format(3) + '[data-code="#"]')
+    assert all(guest.get_attribute(square.format(c), "data-code") == "#" for c in range(4))
+
+
 def test_a_field_and_a_tap_at_once_are_both_kept(page: Any) -> None:
     """Typing the residents tally then tapping a hex: the field changes as it loses the focus,
     the very moment of the tap. Both go through one queue, so neither is refused as stale."""
