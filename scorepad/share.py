@@ -114,5 +114,7 @@ def recap(
         lines.append(f"{term(labels(result)['pins'])}: {named}")
     elif pins := pins_so_far(result):  # the order above is this phase's; the game's is by them
         lines.append(f"{term('Pins' if final else 'Pins so far')}: {pinned(pins)}")
+    if result.extra.get("variant") == "kids":  # Sunflower Valley: fewer sheep pair
+        lines.append(f"{term('Variant')}: {term('Kids')}")
     lines.extend(tiebreak(t) for t in result.tiebreaks)
     return "\n".join(lines) + "\n"

@@ -64,6 +64,15 @@ def test_recap_names_the_winner_and_the_tie_break():
     assert "Tie-break: tied on 32 points: Vera ahead of Anna on sunflowers (13 vs 12)" in text
 
 
+def test_recap_says_a_table_played_the_kids_variant():
+    # Kids pair sheep with adjacent houses only: a recap without it reads as miscounted.
+    doc, result = example("sunflower-valley")
+    assert "Variant" not in share.recap(result)
+    game = games.get("sunflower-valley")
+    kids = game.score(game.parse({**doc, "options": {**doc["options"], "variant": "kids"}}))
+    assert "\nVariant: Kids\n" in share.recap(kids)
+
+
 def test_recap_of_a_game_still_going_on_names_its_leaders():
     _, result = example("sunflower-valley")
     assert share.headline(result, final=False) == "Sunflower Valley: Vera leads with 32 points"

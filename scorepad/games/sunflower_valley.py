@@ -36,7 +36,7 @@ whose per-player ``details`` carry the evidence a player can check on the paper 
     score nothing; often a rail entered turned the wrong way).
 
 The result's ``extra`` adds table-wide evidence: ``areas`` (every player's count and the
-area's winner) and ``residents`` (the ranking and the tie-break used).
+area's winner), ``residents`` (the ranking and the tie-break used) and the ``variant``.
 
 Helpers for editors: :data:`RAIL_ORIENTATIONS`, :func:`example_layout`, :func:`blank_sheet`.
 """
@@ -695,6 +695,7 @@ def score(table: Table) -> Result:
         TieBreak("residents", {n: t.residents for n, t in tallies.items()}),
     ]
     extra = {
+        "variant": table.options.variant,  # kids pair fewer sheep: the recap says so
         "areas": {
             a: {"counts": {p: counts[p].get(a, 0) for p in counts}, "winner": w}
             for a, w in winners_by_area.items()

@@ -91,7 +91,9 @@ EXAMPLE_SHEET = N_("Example sheet")
 EXAMPLE_BOARD = N_("Example layout")
 
 WORDS = (
-    # Sunflower Valley: drawings, pairings, tie-breaks
+    # Sunflower Valley: drawings, pairings, tie-breaks, the variant (the recap's line)
+    N_("Variant"),
+    N_("Kids"),
     N_("house"),
     N_("sheep"),
     N_("sunflower"),

@@ -15,6 +15,7 @@ import itertools
 import json
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from html import unescape
 from pathlib import Path
 from typing import Any
@@ -360,6 +361,8 @@ def test_headlines_tiebreaks_and_plurals_in_russian(app: Flask) -> None:
         )
         recap = vocab.recap(result, False)
         assert recap.startswith("Солнечная долина: лидирует") and "— выше, чем" in recap
+        kids = replace(result, extra={**result.extra, "variant": "kids"})
+        assert "\nВариант: Детский\n" in vocab.recap(kids, False)
         words = vocab.words()  # a negative number takes the form of its size
         assert words.ngettext("%(num)d point", "%(num)d points", -2) == "-2 очка"
         assert words.ngettext("%(num)d point", "%(num)d points", -1) == "-1 очко"
