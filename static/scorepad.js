@@ -79,9 +79,12 @@
     netStatus();
   });
 
-  function attempt(values, tries) {
+  /* ``state.online``: whether any sending of this tap was made while the phone had a
+   * network (it may have reached the server, only its answer lost). */
+  function attempt(values, tries, state) {
     var ed = editor();
     if (!ed) { return null; }
+    state = state || { online: false };
     if (tries === 0) {
       /* The sheet tag of the board on screen now: earlier taps in the chain changed it. */
       values.v = ed.dataset.player === values.p ? ed.dataset.sheet : "";
@@ -90,6 +93,7 @@
        * answer was lost), the server's 409 says so instead of blaming another phone. */
       values.retry = "1";
     }
+    if (navigator.onLine !== false) { state.online = true; }
     return htmx.ajax("POST", ed.dataset.tapUrl, {
       source: ed, target: "#editor", swap: "outerHTML", values: values
     }).then(function () {
@@ -98,29 +102,30 @@
       /* htmx rejects only when no answer came: no connection, or it dropped. */
       offline = true;
       netStatus();
-      /* A phone with no network at all never sent it: it is sent as new, on the board as it
-       * stands by then (a board another phone changed meanwhile refused it as maybe stored
-       * already, while the taps queued after it landed). */
-      var unsent = navigator.onLine === false;
+      /* Every sending made with no network at all: the tap never left the phone, and it is
+       * sent as new, on the board as it stands by then (re-sent as "maybe stored already"
+       * with the old tag, a board another phone changed meanwhile refused it, while the
+       * taps queued after it landed). Once one went out online it may be stored: never
+       * sent as new again (a rail would turn twice, a token be stacked twice). */
       return pause(Math.min(8000, 500 * Math.pow(2, tries))).then(function () {
-        return unsent ? afresh(values, tries + 1) : attempt(values, tries + 1);
+        return state.online ? attempt(values, tries + 1, state) : afresh(values, tries + 1, state);
       });
     });
   }
 
   /* A tap that never left the phone, sent once it is back online: the board is fetched
    * first (another phone may have changed it), then the tap goes as a first sending. */
-  function afresh(values, tries) {
+  function afresh(values, tries, state) {
     var ed = editor();
     if (!ed) { return null; }
-    if (!ed.dataset.showUrl) { return attempt(values, tries); }
+    if (!ed.dataset.showUrl) { return attempt(values, tries, state); }
     return htmx.ajax("GET", ed.dataset.showUrl, { source: ed, target: "#editor", swap: "outerHTML" })
       .then(function () {
         delete values.retry;
-        return attempt(values, 0);
+        return attempt(values, 0, state);
       }, function () {
         return pause(Math.min(8000, 500 * Math.pow(2, tries))).then(function () {
-          return afresh(values, tries + 1);
+          return afresh(values, tries + 1, state);
         });
       });
   }
@@ -326,7 +331,8 @@
   }
   /* A page put back by Back is not what was typed: it is not kept, it is restored. */
   var restoring = false;
-  window.addEventListener("popstate", function () { restoring = true; });
+  window.addEventListener("popstate", function (e) { restoring = !!(e.state && e.state.htmx); });
+  document.addEventListener("htmx:historyCacheMissLoadError", function () { restoring = false; });
   document.addEventListener("input", function (e) { if (e.target.closest && e.target.closest("#check form")) { keepCheck(); } });
   document.addEventListener("htmx:afterSettle", function () { if (!restoring) { keepCheck(); } });
   document.addEventListener("htmx:historyRestore", function () { restoring = false; restoreCheck(); });

@@ -298,6 +298,20 @@ def test_a_pair_not_adjacent_is_explained_by_the_way_rule_a_goes():
     assert pairs[(0, -1)]["gate"] == [1, 0]
 
 
+def test_a_pairs_way_never_leaves_the_houses_back_into_the_herd():
+    """Herd first, then houses (rule A's order): a shorter way out of a house through a
+    sheep and into another house is not one (found by a review on a random sheet)."""
+    herd = [(1, 0), (2, -1), (2, -2), (1, -2), (0, -1)]
+    houses = [(0, 0), (-1, 1), (-2, 1), (-3, 1), (-3, 0), (-2, -1), (-1, -1)]
+    spec = dict.fromkeys(herd, "S") | dict.fromkeys(houses, "H")
+    valley = sv.Valley.of(sv.parse(axial_table(spec)).players[0])
+    path = sv.pair_path(valley, Hex(1, 0), Hex(-2, -1), "settlement")
+    first_house = next(i for i, h in enumerate(path) if (h.q, h.r) in houses)
+    assert all((h.q, h.r) in houses for h in path[first_house:])
+    assert all((h.q, h.r) in herd for h in path[:first_house])
+    assert path[0] == Hex(1, 0) and path[-1] == Hex(-2, -1)
+
+
 def test_a_pairs_way_follows_a_bent_herd_and_never_crosses_other_hexes():
     """A herd bent round a mountain: the way goes sheep to sheep, not across the mountain."""
     spec = {(0, 0): "S", (1, -1): "S", (2, -1): "S", (2, 0): "S", (1, 1): "H", (3, -1): "H"}

@@ -158,3 +158,15 @@ def test_each_pair_is_explained_by_a_way_rule_a_allows(tokens: list[str]) -> Non
         assert all(t == "H" or t.startswith("R") for t in walked[first_house:])
         assert via != "herd" or first_house == len(path) - 1
         assert via != "adjacent" or len(path) == 2
+        # On the track, the way follows a run from one of its ends to the other.
+        for a, b in pairwise(path):
+            if items[a].startswith("R") and items[b].startswith("R"):
+                assert any(
+                    abs(run.hexes.index(a) - run.hexes.index(b)) == 1
+                    for run in valley.runs
+                    if a in run.hexes and b in run.hexes
+                )
+            elif items[b].startswith("R"):  # onto the track from a house: at a run's end
+                assert any(
+                    (b, s) in run.ends and a in run.reaches for run in valley.runs for s in range(6)
+                )

@@ -461,14 +461,19 @@ def pair_path(valley: Valley, sheep: Hex, house: Hex, via: str) -> list[Hex]:
     herd = next(h for h in valley.herds if sheep in h)
     steps: dict[Hex, list[Hex]] = {}
 
-    def join(a: Hex, b: Hex) -> None:
+    def arc(a: Hex, b: Hex) -> None:
         steps.setdefault(a, []).append(b)
-        steps.setdefault(b, []).append(a)
+
+    def join(a: Hex, b: Hex) -> None:
+        arc(a, b)
+        arc(b, a)
 
     for mate in herd:
         for n in neighbors(mate):
-            if n in herd or n == house or houses.get(n) in allowed:
-                join(mate, n)
+            if n in herd:
+                arc(mate, n)  # both ways: from each sheep of the herd in turn
+            elif n == house or houses.get(n) in allowed:
+                arc(mate, n)  # one way: once among the houses, the way stays there
     for h, s in houses.items():
         if s in allowed:
             for n in neighbors(h):

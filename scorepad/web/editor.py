@@ -372,13 +372,14 @@ def _step(
 
     try:
         stored = move(table_id, _seen_version(), guard)
-    except EditRefused as err:
-        return _answer(db.get_table(table_id), str(err), 422, found)
-    except access.Forbidden as err:
-        stored = db.get_table(table_id)
-        return _answer(stored, str(err), 403, found)
-    except db.Conflict:
-        return _answer(db.get_table(table_id), gettext(STALE_TABLE), 409, found)
+    except REFUSALS as err:
+        current = db.get_table(table_id)
+        if finished_meanwhile(current):
+            return _finished_meanwhile(current)
+        if isinstance(err, db.Conflict):
+            return _answer(current, gettext(STALE_TABLE), 409, found)
+        status = 403 if isinstance(err, access.Forbidden) else 422
+        return _answer(current, str(err), status, found)
     names = _names(stored)
     moved = bool(before) and before[-1].version != stored.version  # not at an end of history
     changed = access.changed_boards(before[-1].doc, stored.doc) if moved else []
@@ -480,11 +481,7 @@ def edit(table_id: str, change: Change, board: bool = True) -> Response:
     except REFUSALS as err:
         message = str(err)
         current = db.get_table(table_id)
-        if (
-            current.finished
-            and is_htmx()
-            and request.form.get("tv") not in (None, "", str(current.version))
-        ):
+        if finished_meanwhile(current):
             return _finished_meanwhile(current)
         if isinstance(err, db.Conflict):
             message = (
@@ -497,6 +494,13 @@ def edit(table_id: str, change: Change, board: bool = True) -> Response:
     now = found.at(stored)
     note = g.pop("edit_note", None)  # what a kit's change wants said (a phase recorded)
     return render_editor(stored, player, note, parsed=parsed, rights=now)
+
+
+def finished_meanwhile(current: db.StoredTable) -> bool:
+    """Whether a refused change came from an editor drawn before the host finished the
+    table (its ``tv`` older than the finished table's version)."""
+    seen = request.form.get("tv") or str(current.version)
+    return current.finished and is_htmx() and seen != str(current.version)
 
 
 def _finished_meanwhile(stored: db.StoredTable) -> Response:

@@ -256,6 +256,9 @@ def test_a_finished_table_is_read_only(app: Flask, client: FlaskClient, table_id
     resp = tap(boris, table_id, p=1, tool="house", q=0, r=0, tv=1)
     assert resp.status_code == 204
     assert resp.headers["HX-Redirect"] == f"/t/{table_id}/results"
+    for step in ("undo", "redo"):  # an Undo pressed there alike
+        resp = boris.post(f"/t/{table_id}/{step}", data={"p": "1", "tv": "1"}, headers=HX)
+        assert resp.status_code == 204 and resp.headers["HX-Redirect"].endswith("/results")
     assert stored_doc(app, table_id) == before
     assert phone(app).post("/join", data={"code": code}).status_code == 404  # code retired
     assert claim(phone(app), table_id, 2) == 409
