@@ -331,7 +331,10 @@
   }
   /* A page put back by Back is not what was typed: it is not kept, it is restored. */
   var restoring = false;
-  window.addEventListener("popstate", function (e) { restoring = !!(e.state && e.state.htmx); });
+  window.addEventListener("popstate", function () {
+    restoring = true;
+    setTimeout(function () { restoring = false; }, 20000); /* a Back htmx does not restore */
+  });
   document.addEventListener("htmx:historyCacheMissLoadError", function () { restoring = false; });
   document.addEventListener("input", function (e) { if (e.target.closest && e.target.closest("#check form")) { keepCheck(); } });
   document.addEventListener("htmx:afterSettle", function () { if (!restoring) { keepCheck(); } });
@@ -647,7 +650,10 @@
   /* A field's value refused (422: "Bonuses used: at most 3"): the editor comes back with the
    * stored value, and what was typed would be gone. It is put back in its field, marked
    * invalid and described by the message, with the focus, so that it is corrected there. */
-  var refusedField = null, changedField = null;
+  /* A field refused because another phone changed the sheet meanwhile (409) is sent
+   * again, once, on the sheet as it now stands: what was typed is kept, not lost with a
+   * "make your change again" (the form's other fields come as the fresh sheet has them). */
+  var refusedField = null, changedField = null, resent = null;
   document.addEventListener("change", function (e) {
     var field = e.target;
     var typed = field.matches && field.matches("#editor form[hx-trigger=change] input:not([type=hidden]):not([type=checkbox])");
@@ -656,7 +662,10 @@
   document.addEventListener("htmx:beforeSwap", function (e) {
     var d = e.detail, path = d.requestConfig ? d.requestConfig.path || "" : "";
     if (!/\/field$/.test(path)) { return; } /* a poll, a tap: not the field's answer */
-    refusedField = d.xhr && d.xhr.status === 422 ? changedField : null;
+    var status = d.xhr ? d.xhr.status : 0;
+    refusedField = status === 422 || status === 409 ? changedField : null;
+    if (refusedField) { refusedField.again = status === 409 && resent !== refusedField.name; }
+    resent = null;
     changedField = null; /* answered: a later refusal is another field's */
   });
   document.addEventListener("htmx:afterSettle", function () {
@@ -666,6 +675,11 @@
     var field = was && ed && ed.querySelector("input" + attr("name", was.name));
     if (!field) { return; }
     field.value = was.value;
+    if (was.again) {
+      resent = was.name;
+      field.dispatchEvent(new Event("change", { bubbles: true }));
+      return;
+    }
     field.setAttribute("aria-invalid", "true");
     if (document.getElementById("editor-message")) { field.setAttribute("aria-describedby", "editor-message"); }
     field.focus({ preventScroll: true });

@@ -274,6 +274,34 @@ def test_another_phones_step_leaves_a_field_being_typed_alone(
         assert db.get_table(table).doc["players"][1]["residents"] == 7
 
 
+def test_a_tally_typed_while_the_host_draws_on_the_same_sheet_is_kept(
+    phones: list[Any], live_server: LiveServer
+) -> None:
+    """The host draws on Boris's own sheet while Boris types his tally: the tally, sent with
+    the sheet's old tag, is refused (409) and is sent again, once, on the sheet as it now
+    stands; both the host's house and Boris's tally are kept."""
+    host, guest, _ = phones
+    base = live_server.url
+    table = start_anna_and_boris(host, base)
+    guest.goto(f"{base}/t/{table}/join")
+    guest.click("button.seat-claim:has-text('Boris')")
+    guest.wait_for_selector("#editor[data-player='1']")
+    tally = "#editor input[name=residents]"
+    guest.click(tally)
+    guest.keyboard.type("6")
+    host.goto(f"{base}/t/{table}?p=1")
+    draw(host, "house", 0, 0)  # on Boris's sheet
+    guest.keyboard.press("Tab")
+    guest.wait_for_selector(f"{tally}[value='6']", timeout=5000)
+    guest.wait_for_selector('#editor [data-q="0"][data-r="0"][data-item="house"]')
+    with live_server.app.app_context():
+        from scorepad.web import db
+
+        boris = db.get_table(table).doc["players"][1]
+    assert boris["residents"] == 6
+    assert next(c for c in boris["cells"] if (c["q"], c["r"]) == (0, 0))["item"] == "house"
+
+
 def test_another_phones_step_leaves_a_drag_in_progress_alone(
     phones: list[Any], live_server: LiveServer
 ) -> None:
