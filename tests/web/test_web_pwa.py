@@ -152,13 +152,19 @@ def test_service_worker_controls_the_site_and_serves_the_offline_page(
         page.context.set_offline(False)
 
 
+def editor_with(page: Any, live_server: LiveServer, tool: str) -> str:
+    """A new table's editor open with ``tool`` picked: the table's id."""
+    table_id = posted_table(page)
+    page.goto(f"{live_server.url}/t/{table_id}")
+    page.click(f"#palette input[value={tool}] + span")
+    return table_id
+
+
 @pytest.mark.browser
 def test_a_tap_without_connection_is_kept_and_lands_later(
     page: Any, live_server: LiveServer
 ) -> None:
-    table_id = posted_table(page)
-    page.goto(f"{live_server.url}/t/{table_id}")
-    page.click("#palette input[value=sheep] + span")
+    table_id = editor_with(page, live_server, "sheep")
     page.context.set_offline(True)
     try:
         page.click('#editor [data-q="0"][data-r="1"]')
@@ -191,9 +197,7 @@ def test_taps_made_offline_land_though_another_phone_changed_the_board(
     # The first tap was re-sent as "maybe stored already" with the board's old tag and
     # refused, while the taps queued after it (sent on the board its refusal drew) landed:
     # one of three taps lost, and a message blaming the connection.
-    table_id = posted_table(page)
-    page.goto(f"{live_server.url}/t/{table_id}")
-    page.click("#palette input[value=sunflower] + span")
+    table_id = editor_with(page, live_server, "sunflower")
     page.context.set_offline(True)
     try:
         for r in (0, 1, 4):

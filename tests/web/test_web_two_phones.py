@@ -47,15 +47,22 @@ def phones(browser: Any, live_server: LiveServer) -> Iterator[list[Any]]:
     assert not errors, f"JavaScript errors: {errors}"
 
 
-def start_anna_and_boris(host: Any, base: str) -> str:
-    """The host starts a Sunflower Valley table for Anna and Boris: its id."""
+def start_anna_and_boris(host: Any, base: str, game: str = "sunflower-valley") -> str:
+    """The host starts a table of ``game`` for Anna and Boris: its id."""
     host.goto(base + "/new")
-    choose_game(host, "sunflower-valley")
+    choose_game(host, game)
     host.fill("input[name=name_0]", "Anna")
     host.fill("input[name=name_1]", "Boris")
     host.click("#new-form button[type=submit]")
     host.wait_for_url(re.compile(r".*/t/[\w-]{22}$"))
     return str(host.url.rsplit("/", 1)[1])
+
+
+def seat_boris(guest: Any, base: str, table: str) -> None:
+    """The guest's phone takes Boris's seat from the table's join page."""
+    guest.goto(f"{base}/t/{table}/join")
+    guest.click("button.seat-claim:has-text('Boris')")
+    guest.wait_for_selector("#editor[data-player='1']")
 
 
 def draw(page: Any, tool: str, q: int, r: int) -> None:
@@ -225,9 +232,7 @@ def test_a_seated_phones_undo_follows_the_tables_last_step(
     base = live_server.url
     live_server.app.config["LIVE_POLL_MS"] = 500
     table = start_anna_and_boris(host, base)
-    guest.goto(f"{base}/t/{table}/join")
-    guest.click("button.seat-claim:has-text('Boris')")
-    guest.wait_for_selector("#editor[data-player='1']")
+    seat_boris(guest, base, table)
     draw(guest, "house", 0, 0)  # Boris's own step
     undo = "#editor .undo button >> nth=0"
     assert guest.locator(undo).is_enabled()
@@ -254,9 +259,7 @@ def test_another_phones_step_leaves_a_field_being_typed_alone(
     base = live_server.url
     live_server.app.config["LIVE_POLL_MS"] = 500
     table = start_anna_and_boris(host, base)
-    guest.goto(f"{base}/t/{table}/join")
-    guest.click("button.seat-claim:has-text('Boris')")
-    guest.wait_for_selector("#editor[data-player='1']")
+    seat_boris(guest, base, table)
     draw(guest, "house", 0, 0)  # Boris's own step: his Undo is enabled
     tally = "#editor input[name=residents]"
     guest.click(tally)
@@ -283,9 +286,7 @@ def test_a_tally_typed_while_the_host_draws_on_the_same_sheet_is_kept(
     host, guest, _ = phones
     base = live_server.url
     table = start_anna_and_boris(host, base)
-    guest.goto(f"{base}/t/{table}/join")
-    guest.click("button.seat-claim:has-text('Boris')")
-    guest.wait_for_selector("#editor[data-player='1']")
+    seat_boris(guest, base, table)
     tally = "#editor input[name=residents]"
     guest.click(tally)
     guest.keyboard.type("6")
@@ -310,16 +311,8 @@ def test_another_phones_step_leaves_a_drag_in_progress_alone(
     host, guest, _ = phones
     base = live_server.url
     live_server.app.config["LIVE_POLL_MS"] = 500
-    host.goto(base + "/new")
-    choose_game(host, "spring-meadow")
-    host.fill("input[name=name_0]", "Anna")
-    host.fill("input[name=name_1]", "Boris")
-    host.click("#new-form button[type=submit]")
-    host.wait_for_url(re.compile(r".*/t/[\w-]{22}$"))
-    table = str(host.url.rsplit("/", 1)[1])
-    guest.goto(f"{base}/t/{table}/join")
-    guest.click("button.seat-claim:has-text('Boris')")
-    guest.wait_for_selector("#editor[data-player='1']")
+    table = start_anna_and_boris(host, base, "spring-meadow")
+    seat_boris(guest, base, table)
     square = '#editor [data-row="14"][data-col="{}"]'
     guest.locator(square.format(0)).scroll_into_view_if_needed()
     boxes = [guest.locator(square.format(c)).bounding_box() for c in range(4)]
