@@ -244,7 +244,10 @@ def test_paper_check_compares_and_keeps_every_players_sheet(page: Any) -> None:
     page.wait_for_selector('tr[data-category="residents"] td[data-diff="-2"]')
     assert page.evaluate("document.activeElement.name") == "cat_residents"
     assert page.locator("#check tr.current").get_attribute("data-category") == "mountains"
+    # (The click focuses the old button at once: its swap is awaited, then the new one's focus.)
+    before = page.query_selector("#check-compare")
     page.click("#check-compare")
+    page.wait_for_function("b => !b.isConnected", arg=before)
     page.wait_for_selector("#check-compare:focus")
     # What was typed survives Back and a reload (htmx's history keeps markup, not values).
     page.fill("input[name=cat_residents]", "4")

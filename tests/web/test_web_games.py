@@ -468,6 +468,19 @@ def test_spring_meadow_explanation_and_evidence(
     assert 3 <= points < sm.LINE_LENGTH and check.count('class="sq-cell marked"') == points
 
 
+def test_a_fresh_meadow_is_all_level_not_led_by_everyone(
+    app: Flask, client: FlaskClient, meadow: str
+) -> None:
+    # Each printed burrow scores 1 before anyone plays: "Leading: Anna, Boris" read oddly.
+    html = client.get(f"/t/{meadow}/results").get_data(as_text=True)
+    standing = re.search(r'id="winner">(.*?)</p>', html, re.S)
+    assert standing and standing.group(1).strip() == "All level on 1 point."
+    tap(client, meadow, p=0, line=1)  # Anna covers a line: she leads
+    html = client.get(f"/t/{meadow}/results").get_data(as_text=True)
+    standing = re.search(r'id="winner">(.*?)</p>', html, re.S)
+    assert standing and standing.group(1).strip() == "Leading: Anna"
+
+
 def test_spring_meadow_phase_ledger(app: Flask, client: FlaskClient, meadow: str) -> None:
     tap(client, meadow, p=0, line=1)
     tap(client, meadow, p=0, tool="c", row=10, col=0)  # a cleared burrow
