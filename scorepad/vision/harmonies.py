@@ -96,7 +96,7 @@ def locate_side(
             locate(photo, other_side(side), read)
         except PhotoError:
             raise refused from None
-        raise wrong_side(side) from None
+        raise WrongSide(side) from None
     if side is None or not side_doubtful(found, read(found)):
         return found
     try:
@@ -104,7 +104,7 @@ def locate_side(
     except PhotoError:
         return found
     if fits_better(read(theirs), read(found)):
-        raise wrong_side(side)
+        raise WrongSide(side)
     return found
 
 
@@ -129,11 +129,6 @@ class WrongSide(PhotoError):
         # Made again from the table's side (its args hold the message), e.g. when a
         # recognition in a worker process is refused.
         return (WrongSide, (self.side,))
-
-
-def wrong_side(side: str) -> WrongSide:
-    """The refusal of a photo of the other side than the table's (``side``)."""
-    return WrongSide(side)
 
 
 #: How far (mm, the 90th percentile over the hexes, :func:`off_centre`) the tops may lie

@@ -376,10 +376,8 @@ def _step(
         current = db.get_table(table_id)
         if finished_meanwhile(current):
             return _finished_meanwhile(current)
-        if isinstance(err, db.Conflict):
-            return _answer(current, gettext(STALE_TABLE), 409, found)
-        status = 403 if isinstance(err, access.Forbidden) else 422
-        return _answer(current, str(err), status, found)
+        message = gettext(STALE_TABLE) if isinstance(err, db.Conflict) else str(err)
+        return _answer(current, message, refusal_status(err), found)
     names = _names(stored)
     moved = bool(before) and before[-1].version != stored.version  # not at an end of history
     changed = access.changed_boards(before[-1].doc, stored.doc) if moved else []
