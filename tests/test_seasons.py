@@ -360,10 +360,35 @@ def test_energy_on_the_jewel_needs_the_jewel_in_play() -> None:
 def test_the_reserve_holds_at_most_seven_energy() -> None:
     # "В резерве энергии игрока никогда не может быть больше 7 жетонов."
     (problem,) = problems({"energy_in_reserve": 8})
-    assert problem.startswith("player 'Anna', 'energy_in_reserve': 8; the energy reserve never")
+    assert problem == (
+        "player 'Anna', 'energy_in_reserve': 8; this energy reserve holds at most 7 tokens "
+        "(7, 10 with a Bespelled Grimoire, 1 less for each Mesodae's Lantern or Statue of "
+        "Eolis in play)"
+    )
     seasons.parse(doc({"energy_in_reserve": 7}))
-    # The Bespelled Grimoire extends the reserve.
-    seasons.parse(doc({"energy_in_reserve": 9, "cards_in_play": [18]}))
+
+
+def test_the_bespelled_grimoire_extends_the_reserve_to_ten() -> None:
+    # Card 18: "You can now store up to 10 energy tokens."
+    seasons.parse(doc({"energy_in_reserve": 10, "cards_in_play": [18]}))
+    (problem,) = problems({"energy_in_reserve": 11, "cards_in_play": [18]})
+    assert "holds at most 10 tokens" in problem
+    # A second Grimoire stores no more.
+    assert problems({"energy_in_reserve": 11, "cards_in_play": [18, 18]})
+
+
+@pytest.mark.parametrize(
+    ("cards", "limit"),
+    [([106], 6), ([107], 6), ([106, 107], 5), ([107, 107], 5), ([18, 106], 9), ([18, 106, 107], 8)],
+)
+def test_mesodaes_lantern_and_the_statue_of_eolis_shrink_the_reserve(
+    cards: list[int], limit: int
+) -> None:
+    # Cards 106 and 107: "Your energy reserve is decreased by 1."
+    assert seasons.reserve_limit(cards) == limit
+    seasons.parse(doc({"energy_in_reserve": limit, "cards_in_play": cards}))
+    (problem,) = problems({"energy_in_reserve": limit + 1, "cards_in_play": cards})
+    assert f"holds at most {limit} tokens" in problem
 
 
 @pytest.mark.parametrize("token", [0, 19])
@@ -411,11 +436,36 @@ def test_replicas_without_the_replicator_are_warned_about() -> None:
     )
 
 
-def test_ios_minion_with_end_of_game_cards_is_warned_about() -> None:
-    result = scored({"cards_in_play": [218, 45], "energy_in_reserve": 2}, {})
-    assert len(result.warnings) == 1
-    assert "Io's Minion" in result.warnings[0]
-    assert result.player("Anna").categories["end_of_game_cards"] == 6
+def test_ios_minions_holder_gains_no_crystals_from_end_of_game_cards() -> None:
+    # Card 218: "You may no longer gain crystals." The Helm's, Lantern's and Chest's crystals
+    # are gains; the Jewel's -10 is a loss and still counts, a Replica's 7 is its prestige.
+    result = scored(
+        {"cards_in_play": [218, 19, 45, 112], "energy_in_reserve": 2, "replicas": 1}, {}
+    )
+    assert result.warnings == (
+        "player 'Anna': 1 counted as Replicas but no Eolis's Replicator in play; "
+        "check that the Replicator left play after making them",
+    )
+    by_card = {e["card"]: e for e in effects(result)}
+    assert by_card[45] == {
+        "card": 45,
+        "name": "Lantern of Xidit",
+        "points": 0,
+        "why": "2 energy in reserve × 3; Io's Minion: its holder gains no crystals",
+    }
+    assert by_card[19]["points"] == 0 and by_card[19]["why"].endswith("gains no crystals")
+    assert by_card[112]["points"] == -10 and "Minion" not in by_card[112]["why"]
+    assert by_card[222]["points"] == 7
+    assert result.player("Anna").categories["end_of_game_cards"] == -3
+
+
+def test_ios_minion_keeps_nothing_from_a_full_jewel() -> None:
+    result = scored({"cards_in_play": [218, 112], "jewel_energy": 3}, {})
+    (jewel,) = effects(result)
+    assert jewel["points"] == 0
+    # Without the Minion the same Jewel gains its 35.
+    (jewel,) = effects(scored({"cards_in_play": [112], "jewel_energy": 3}, {}))
+    assert jewel["points"] == 35
 
 
 def test_a_player_alone_is_warned_about() -> None:

@@ -11,7 +11,7 @@ more cards in play (Replicas included).
 
 Helpers for an editor: ``CARDS``, ``card(id)`` and ``search_cards(query, limit=...)`` (the
 catalogue, re-exported from :mod:`scorepad.games.seasons_cards`), ``BONUS_TRACK``,
-``ABILITY_TOKENS`` (token → prestige), ``RESERVE_LIMIT``, ``COPIES_PER_CARD``.
+``ABILITY_TOKENS`` (token → prestige), ``reserve_limit(cards)``, ``COPIES_PER_CARD``.
 
 ``details`` of each player in a result: ``cards`` (each card in play: ``id``, ``set``,
 ``name``, ``type``, ``prestige``), ``replicas``, ``cards_in_play`` (the tie-break count,
@@ -38,9 +38,11 @@ from scorepad.games.seasons_cards import (
     IOS_MINION,
     JEWEL_OF_THE_ANCIENTS,
     LANTERN_OF_XIDIT,
+    MESODAES_LANTERN,
     RAGFIELDS_HELM,
     REPLICA,
     SEALED_CHEST_OF_URM,
+    STATUE_OF_EOLIS,
     Card,
     card,
     search_cards,
@@ -54,6 +56,8 @@ MAX_PLAYERS = 4
 COPIES_PER_CARD = 2
 #: "В резерве энергии игрока никогда не может быть больше 7 жетонов."
 RESERVE_LIMIT = 7
+#: The reserve with a Bespelled Grimoire in play ("You can now store up to 10 energy tokens").
+GRIMOIRE_RESERVE_LIMIT = 10
 #: Bonuses used → prestige (the bonus track of the individual board).
 BONUS_TRACK: Mapping[int, int] = {0: 0, 1: -5, 2: -12, 3: -20}
 CARD_IN_HAND = -5
@@ -171,13 +175,23 @@ def _player_problems(p: _PlayerDoc) -> list[str]:
             f"{label}, 'jewel_energy': {p.jewel_energy} energy on the Jewel of the Ancients, "
             "but the Jewel is not in play"
         )
-    if p.energy_in_reserve > RESERVE_LIMIT and BESPELLED_GRIMOIRE not in p.cards_in_play:
+    limit = reserve_limit(p.cards_in_play)
+    if p.energy_in_reserve > limit:
         problems.append(
-            f"{label}, 'energy_in_reserve': {p.energy_in_reserve}; the energy reserve never "
-            f"holds more than {RESERVE_LIMIT} tokens (only a Bespelled Grimoire in play "
-            "extends it)"
+            f"{label}, 'energy_in_reserve': {p.energy_in_reserve}; this energy reserve holds "
+            f"at most {limit} tokens (7, 10 with a Bespelled Grimoire, 1 less for each "
+            "Mesodae's Lantern or Statue of Eolis in play)"
         )
     return problems
+
+
+def reserve_limit(cards_in_play: Sequence[int]) -> int:
+    """How many energy tokens a player's reserve holds: 7 ("никогда не может быть больше 7
+    жетонов"), 10 with a Bespelled Grimoire in play, 1 less for each Mesodae's Lantern or
+    Statue of Eolis in play ("Your energy reserve is decreased by 1"; the cards' texts)."""
+    base = GRIMOIRE_RESERVE_LIMIT if BESPELLED_GRIMOIRE in cards_in_play else RESERVE_LIMIT
+    shrunk = sum(1 for c in cards_in_play if c in (MESODAES_LANTERN, STATUE_OF_EOLIS))
+    return max(0, base - shrunk)
 
 
 def _copies_problems(players: Sequence[_PlayerDoc]) -> list[str]:
@@ -316,11 +330,23 @@ def end_of_game(s: Sorcerer, others: Sequence[Sorcerer]) -> list[dict[str, Any]]
     effects += [_lantern(s) for _ in range(copies[LANTERN_OF_XIDIT])]
     effects += [_chest(s) for _ in range(copies[SEALED_CHEST_OF_URM])]
     effects += _jewels(s, copies[JEWEL_OF_THE_ANCIENTS])
-    if s.replicas:
+    if IOS_MINION in copies:
+        effects = [_no_gain(e) for e in effects]
+    if s.replicas:  # a Replica's 7 is its printed prestige, not crystals gained
         effects.append(
             _effect(REPLICA, REPLICA_PRESTIGE * s.replicas, f"Replicas: {s.replicas} × 7")
         )
     return effects
+
+
+def _no_gain(effect: dict[str, Any]) -> dict[str, Any]:
+    """Io's Minion: "You may no longer gain crystals" (``seasons-cards.csv``), so an
+    end-of-game card's crystals are not gained by its holder; a Jewel's −10 still counts
+    (a loss, not a gain), as on Board Game Arena."""
+    if effect["points"] <= 0:
+        return effect
+    why = f"{effect['why']}; Io's Minion: its holder gains no crystals"
+    return {**effect, "points": 0, "why": why}
 
 
 def _hand(s: Sorcerer) -> dict[str, Any]:
@@ -375,12 +401,6 @@ def _warnings(table: Table) -> list[str]:
             warnings.append(
                 f"{label}: two Jewels of the Ancients share {s.jewel_energy} energy in the "
                 "file; each full 3 was counted on one Jewel"
-            )
-        gains = {RAGFIELDS_HELM, LANTERN_OF_XIDIT, SEALED_CHEST_OF_URM, JEWEL_OF_THE_ANCIENTS}
-        if IOS_MINION in s.cards_in_play and gains & set(s.cards_in_play):
-            warnings.append(
-                f"{label}: Io's Minion says its holder may no longer gain crystals; its "
-                "end-of-game cards are scored as the digest lists them, check at the table"
             )
     return warnings
 

@@ -39,8 +39,14 @@ JEWEL_OF_THE_ANCIENTS = 112
 EOLIS_REPLICATOR = 210
 #: The Replica card: counted by a player's ``replicas``, never listed among cards in play.
 REPLICA = 222
-#: Cards whose text matters when checking a board, not for scoring.
+#: Cards whose text sizes the energy reserve (checked, not scored): the Grimoire "You can
+#: now store up to 10 energy tokens"; Mesodae's Lantern and the Statue of Eolis "Your
+#: energy reserve is decreased by 1" (the cards' texts, as on Board Game Arena).
 BESPELLED_GRIMOIRE = 18
+MESODAES_LANTERN = 106
+STATUE_OF_EOLIS = 107
+#: "You may no longer gain crystals" (``seasons-cards.csv``): its holder's end-of-game
+#: crystal gains score nothing.
 IOS_MINION = 218
 
 

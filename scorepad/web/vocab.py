@@ -434,10 +434,7 @@ SENTENCES = (
         "two Jewels of the Ancients share %(n)s energy in the file; each full 3 was counted "
         "on one Jewel"
     ),
-    N_(
-        "Io's Minion says its holder may no longer gain crystals; its end-of-game cards are "
-        "scored as the digest lists them, check at the table"
-    ),
+    N_("%(why)s; Io's Minion: its holder gains no crystals"),
     N_("card %(card)s (%(cardname)s): %(n)s copies in play (%(who)s); the box has %(m)s"),
     N_(
         "player %(name)s, 'jewel_energy': %(n)s energy on the Jewel of the Ancients, but the "
@@ -551,8 +548,8 @@ SENTENCES = (
     N_("%(n)s; special-ability tokens are 1 to 18"),
     N_("%(n)s; the bonus track allows 0 to 3 bonuses"),
     N_(
-        "%(n)s; the energy reserve never holds more than 7 tokens (only a Bespelled Grimoire "
-        "in play extends it)"
+        "%(n)s; this energy reserve holds at most %(m)s tokens (7, 10 with a Bespelled "
+        "Grimoire, 1 less for each Mesodae's Lantern or Statue of Eolis in play)"
     ),
     N_("%(key)s is not one of the players"),
     N_("%(code)s is not a square code (%(codes)s)"),

@@ -1108,9 +1108,18 @@ def test_seasons_cards_by_name(app: Flask, client: FlaskClient, seasons: str) ->
     assert message(resp) == "Replicas are counted in the “Replicas” field below."
     # Without the Grimoire the reserve holds 7: it must come down before the card goes.
     field(client, seasons, p=1, action="add_card", card=BESPELLED_GRIMOIRE)
+    assert field(client, seasons, p=1, action="counts", energy_in_reserve=11).status_code == 422
     field(client, seasons, p=1, action="counts", energy_in_reserve=10)
     resp = field(client, seasons, p=1, action="remove_card", index=0)
-    assert resp.status_code == 422 and message(resp).startswith("Without a Bespelled Grimoire")
+    assert resp.status_code == 422
+    assert message(resp) == (
+        "With these cards in play the reserve holds at most 7 energy: lower “Energy in "
+        "reserve” first."
+    )
+    assert stored_doc(app, seasons)["players"][1]["cards_in_play"] == [BESPELLED_GRIMOIRE]
+    # A Statue of Eolis takes one place from the reserve: 10 energy do not fit beside it.
+    resp = field(client, seasons, p=1, action="add_card", card=107)
+    assert resp.status_code == 422 and "at most 9 energy" in message(resp)
     assert stored_doc(app, seasons)["players"][1]["cards_in_play"] == [BESPELLED_GRIMOIRE]
     # A Russian name finds nothing, and the answer says to type the English one.
     client.get("/lang/ru")

@@ -14,7 +14,7 @@ from typing import Any
 from flask_babel import gettext  # type: ignore[import-untyped]
 
 from scorepad.games import seasons as ss
-from scorepad.games.seasons_cards import BESPELLED_GRIMOIRE, JEWEL_OF_THE_ANCIENTS, REPLICA
+from scorepad.games.seasons_cards import JEWEL_OF_THE_ANCIENTS, REPLICA
 from scorepad.scoring import Result
 from scorepad.web.boards import EditRefused, Tool, int_field, unknown_change, with_player_copy
 from scorepad.web.vocab import N_
@@ -37,22 +37,17 @@ COUNTS: dict[str, tuple[str, int, int]] = {
 }
 
 
-#: Energy in reserve with a Bespelled Grimoire in play, whose reserve extension the rules
-#: allow (its capacity is not in our sources: the engine does not check it either).
-GRIMOIRE_RESERVE = 30
-
-
 def count_bounds(sorcerer: Mapping[str, Any]) -> dict[str, tuple[str, int, int]]:
-    """:data:`COUNTS` for this player: the reserve holds more than 7 energy only with a
-    Bespelled Grimoire in play ("никогда не может быть больше 7 жетонов"); energy on the
+    """:data:`COUNTS` for this player: the reserve holds what the cards in play allow
+    (``seasons.reserve_limit``: 7, 10 with a Bespelled Grimoire, less with Mesodae's
+    Lantern or the Statue of Eolis); energy on the
     Jewel of the Ancients is asked for only once the Jewel is in play (or the sheet has
     some: the engine refuses it without the Jewel, and a field typed first, top to bottom,
     would be refused and cleared)."""
     in_play = sorcerer.get("cards_in_play", [])
     bounds = dict(COUNTS)
-    if BESPELLED_GRIMOIRE in in_play:
-        label, low, _high = COUNTS["energy_in_reserve"]
-        bounds["energy_in_reserve"] = (label, low, GRIMOIRE_RESERVE)
+    label, low, _high = COUNTS["energy_in_reserve"]
+    bounds["energy_in_reserve"] = (label, low, ss.reserve_limit(in_play))
     if JEWEL_OF_THE_ANCIENTS not in in_play and not sorcerer.get("jewel_energy"):
         del bounds["jewel_energy"]
     return bounds
@@ -108,24 +103,31 @@ def set_field(
         if len(in_play) >= MAX_CARDS_IN_PLAY:
             raise EditRefused(gettext("At most %(n)s cards in play.", n=MAX_CARDS_IN_PLAY))
         in_play.append(card_id)
+        _check_reserve(sorcerer)
     elif action == "remove_card":
         if not in_play:
             raise EditRefused(gettext("There is no card in play to remove."))
         in_play.pop(int_field(form, "index", 0, len(in_play) - 1, gettext("Card")))
         if JEWEL_OF_THE_ANCIENTS not in in_play:  # its energy leaves play with it
             sorcerer["jewel_energy"] = 0
-        reserve = sorcerer.get("energy_in_reserve", 0)
-        if BESPELLED_GRIMOIRE not in in_play and reserve > ss.RESERVE_LIMIT:
-            raise EditRefused(
-                gettext(
-                    "Without a Bespelled Grimoire the reserve holds at most %(n)s energy: "
-                    "lower “Energy in reserve” first.",
-                    n=ss.RESERVE_LIMIT,
-                )
-            )
+        _check_reserve(sorcerer)
     else:
         raise unknown_change(form)
     return new, meta
+
+
+def _check_reserve(sorcerer: Mapping[str, Any]) -> None:
+    """Refuse a card change that leaves more energy in reserve than the cards now allow
+    (taking a Bespelled Grimoire away, putting a Statue of Eolis into play)."""
+    limit = ss.reserve_limit(sorcerer.get("cards_in_play", []))
+    if sorcerer.get("energy_in_reserve", 0) > limit:
+        raise EditRefused(
+            gettext(
+                "With these cards in play the reserve holds at most %(n)s energy: lower "
+                "“Energy in reserve” first.",
+                n=limit,
+            )
+        )
 
 
 def search(query: str) -> list[dict[str, Any]]:
