@@ -94,6 +94,8 @@ def _read(path: str) -> bytes:
     """At most one byte more than a board file may hold: endless input cannot exhaust memory."""
     limit = MAX_BOARD_BYTES + 1
     if path == "-":
+        if sys.stdin is None:  # started with standard input closed
+            raise BoardError(["cannot read standard input: it is closed"])
         return sys.stdin.buffer.read(limit)
     try:
         with open(path, "rb") as f:

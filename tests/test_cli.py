@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -345,6 +346,19 @@ def test_main_text_format_fails_the_same_way(
 ) -> None:
     run = run_main(capsys, bad_path("duplicate names", tmp_path), "--format", "text")
     assert_one_line_error(run.code, run.out, run.err, "two players")
+
+
+def test_closed_standard_input_is_one_line_not_a_traceback() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "scorepad", "score", "-"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        check=False,
+        # the child's descriptor 0 closed, as a shell's "<&-" leaves it
+        preexec_fn=lambda: os.close(0),
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.decode() == "scorepad: cannot read standard input: it is closed\n"
 
 
 def test_endless_input_is_cut_at_the_size_limit() -> None:

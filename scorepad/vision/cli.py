@@ -18,7 +18,7 @@ import json
 import sys
 from typing import Any
 
-from scorepad.boardfile import BoardError
+from scorepad.boardfile import MAX_BOARD_BYTES, BoardError, loads
 
 GAMES = ("sunflower-valley", "harmonies", "spring-meadow", "seasons")
 
@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         # Imported here: OpenCV loads only for this command, and a missing extra is a
         # readable message rather than a traceback.
-        from scorepad.vision.decode import PhotoError
+        from scorepad.vision.decode import MAX_BYTES, PhotoError
         from scorepad.vision.recognize import recognize
     except ImportError as err:
         print(
@@ -69,7 +69,10 @@ def run(args: argparse.Namespace) -> int:
         )
         return 2
     try:
-        data = _read(args.photo, "photo")
+        # One byte over the limit is enough for decode() to refuse a photo too large.
+        data = _read(args.photo, "photo", MAX_BYTES + 1)
+        if len(data) > MAX_BYTES:  # its true size is not known: only read up to here
+            raise PhotoError(f"the photo is too large (over {MAX_BYTES // 2**20} MB)")
         layout = _layout(args.layout) if args.layout else None
         result = recognize(
             data, game=args.game, layout=layout, side=args.side, whole=args.whole_turns
@@ -86,16 +89,23 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _layout(path: str) -> Any:
+    """The layout file's JSON object, read and checked as board files are (size, nesting,
+    duplicate keys, huge numbers, encoding)."""
     try:
-        return json.loads(_read(path, "layout"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise BoardError([f"the layout {path} is not JSON ({err})"]) from None
+        doc = loads(_read(path, "layout", MAX_BOARD_BYTES + 1))
+    except BoardError as err:
+        raise BoardError([f"the layout {path}: {p}" for p in err.problems]) from None
+    if not isinstance(doc, dict):
+        raise BoardError([f"the layout {path} is not a JSON object"])
+    return doc
 
 
-def _read(path: str, what: str) -> bytes:
+def _read(path: str, what: str, limit: int) -> bytes:
+    """At most ``limit`` bytes of the file: endless input (a device, a pipe) cannot exhaust
+    memory, and the caller refuses what is over its own limit."""
     try:
         with open(path, "rb") as f:
-            return f.read()
+            return f.read(limit)
     except OSError as err:
         raise BoardError([f"cannot read the {what} {path}: {err.strerror}"]) from None
 

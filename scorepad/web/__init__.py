@@ -189,9 +189,11 @@ def _register_errors(app: Flask) -> None:
             message = _("The photo is too large: up to %(mb)s MB.", mb=limit // (1024 * 1024))
             # Beside the photo button (the banner is a screen's scroll away on a phone).
             return error_page(413, _("Not sent"), message, place="#photo-message")
-        return error_page(
-            413, _("Too large"), _("The file is too large: a board file is under 2 MB.")
-        )
+        if request.endpoint == "tables.import_file":
+            message = _("The file is too large: a board file is under 2 MB.")
+        else:  # only a script sends a tap or a field this large
+            message = _("The request is too large for this page.")
+        return error_page(413, _("Too large"), message)
 
     @app.errorhandler(CSRFError)
     def _csrf(_err: CSRFError) -> Response:

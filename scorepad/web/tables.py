@@ -142,12 +142,25 @@ def name_problem(names: list[str]) -> str | None:
     """Why these player names cannot sit at one table: a name too long for the screens, a
     name nobody can read (no visible character, or a control character), or two names the
     statistics would take for one player ("Anna" and "anna ", :func:`.stats.player_key`)."""
-    if any(len(n) > MAX_NAME for n in names):  # an imported file's names too
-        return str(gettext("Player names are at most %(n)s characters.", n=MAX_NAME))
     seen: dict[str, str] = {}
-    for name in names:
+    for seat, name in enumerate(names, 1):  # named by seat: a file's name may be unshowable
+        if len(name) > MAX_NAME:  # an imported file's names too
+            return str(
+                gettext(
+                    "Player names are at most %(n)s characters (player %(seat)s's has %(m)s).",
+                    n=MAX_NAME,
+                    seat=seat,
+                    m=len(name),
+                )
+            )
         if not readable_name(name):
-            return str(gettext("A player's name needs a visible character, and no control one."))
+            return str(
+                gettext(
+                    "A player's name needs a visible character, and no control one (player "
+                    "%(seat)s's).",
+                    seat=seat,
+                )
+            )
         if player_key(name) in seen:
             return str(
                 gettext(

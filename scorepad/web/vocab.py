@@ -443,6 +443,7 @@ SENTENCES = (
     # scorepad.vision: why a photo is refused (the web layer wraps these in "The photo
     # could not be read: ..."). The specific "damaged" reason comes before the general one.
     N_("the photo is too large (%(n)s MB; at most %(m)s MB)"),
+    N_("the photo is too large (over %(n)s MB)"),
     N_("the file is empty or is not an image"),
     N_("the file is not a JPEG, PNG or WebP photo"),
     N_(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -351,6 +352,35 @@ def test_cli_bad_layout_exits_2(tmp_path, photo, capsys):
     )
     err = capsys.readouterr().err
     assert "area" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("[1, 2]", "is not a JSON object"),
+        ('"x"', "is not a JSON object"),
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+        ('{"name": "x", "cells": [{"q": 1' + "0" * 5000 + ', "r": 0}]}', "5001 digits"),
+        ('{"name": "x", "name": "y"}', "appears twice"),
+    ],
+)
+def test_cli_a_layout_that_is_no_layout_exits_2_with_one_line(tmp_path, capsys, text, message):
+    # A list, deep nesting or a 5 000-digit number gave a traceback (exit 1).
+    path, layout = tmp_path / "sheet.jpg", tmp_path / "layout.json"
+    path.write_bytes(b"not read")
+    layout.write_text(text)
+    argv = ["recognize", str(path), "--game", "sunflower-valley", "--layout", str(layout)]
+    assert run_cli(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"scorepad: the layout {layout}") and message in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+def test_cli_endless_photo_is_refused_at_the_size_limit(capsys):
+    # The whole input was read before the 40 MB limit was checked: /dev/zero took all memory.
+    assert run_cli(["recognize", "/dev/zero", "--game", "harmonies"]) == 2
+    assert capsys.readouterr().err == "scorepad: /dev/zero: the photo is too large (over 40 MB)\n"
 
 
 def test_a_faint_small_blurred_sheet_is_read():

@@ -131,7 +131,7 @@ def test_a_nul_in_an_address_is_not_found(client: FlaskClient) -> None:
 
 @pytest.mark.parametrize("name", ["A\x00B", "\x01", "\u200b", "An\tna", "Anna\nBoris"])
 def test_unreadable_player_names_are_refused(app: Flask, client: FlaskClient, name: str) -> None:
-    refused = "A player&#39;s name needs a visible character, and no control one."
+    refused = "A player&#39;s name needs a visible character, and no control one (player 1&#39;s)."
     resp = client.post("/new", data={"game": "seasons", "name_0": name, "name_1": "Boris"})
     assert resp.status_code == 422 and refused in resp.get_data(as_text=True)
     status, html = imported(client, seasons(name, "Boris"))
@@ -226,7 +226,7 @@ def test_an_import_is_refused_for_what_no_table_could_show(app: Flask, client: F
     tables = table_count(app)
     for where, value, said in (
         ("residents", int("9" * 400), "a number in the board file has 400 digits (at most 15)"),
-        ("name", "A" * 100_000, "Player names are at most 40 characters."),
+        ("name", "A" * 100_000, "at most 40 characters (player 1&#39;s has 100000)."),
     ):
         players = [dict(doc["players"][0], **{where: value}), *doc["players"][1:]]
         resp = client.post("/import", data={"text": json.dumps({**doc, "players": players})})

@@ -699,7 +699,13 @@ def test_csrf_is_required_and_accepted_from_the_htmx_header(csrf_app: Flask) -> 
 def test_too_large_upload_is_readable(client: FlaskClient) -> None:
     big = {"file": (io.BytesIO(b" " * 2_100_000), "big.json")}
     resp = client.post("/import", data=big, content_type="multipart/form-data")
-    assert resp.status_code == 413 and "too large" in resp.get_data(as_text=True)
+    assert resp.status_code == 413
+    assert "a board file is under 2 MB" in resp.get_data(as_text=True)
+    # A tap this large is no board file (only a script sends one): the answer says so.
+    table_id = new_table(client, SV_FORM, ["Anna", "Boris"])
+    resp = client.post(f"/t/{table_id}/tap", data={"p": "0", "x": "y" * 2_100_000})
+    assert resp.status_code == 413
+    assert "The request is too large for this page." in resp.get_data(as_text=True)
 
 
 def test_check_outlines_the_evidence_of_each_category(
