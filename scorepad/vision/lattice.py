@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 import cv2
@@ -58,6 +58,14 @@ HALF = 3
 PAPER_FILL = 0.3
 #: Print colour: channels differing by this much, relative to the paper's white.
 PRINT_CHROMA = 0.05
+#: A grid whose hexes are this uneven in colour inside (:func:`colour_spread`) is off the
+#: print: its lattice sits on the printed hexes' corners, each of its hexes holding parts
+#: of three printed ones. On a sheet rectified with a strip of a checked cloth, such a
+#: lattice (the checks' edges and the print's outlines in step) outscored the right one
+#: and was even taken as a clean sheet (VALIDATION 30 204, 30 258, 30 308). The grids
+#: found on the print of VALIDATION 30 000-30 399 and 20 000-20 799 had spreads up to
+#: 9.7 (1 200 photos); those off it 14-21 (docs/vision.md, step 3).
+OFF_PRINT = 12.0
 
 V = TypeVar("V")
 
@@ -337,6 +345,8 @@ class Grid:
     cells: dict[Hex, tuple[float, float]]  # normalised axial coordinates -> image centre
     raw: dict[Hex, Hex]  # normalised -> lattice coordinates
     outline_support: dict[Hex, float]
+    #: Its hexes uneven in colour inside (:data:`OFF_PRINT`, set by :func:`find_grid`).
+    off_print: bool = False
 
     @property
     def mean_support(self) -> float:
@@ -344,9 +354,16 @@ class Grid:
         return float(np.mean(list(self.outline_support.values())))
 
     @property
+    def trusted_support(self) -> float:
+        """:attr:`mean_support`, kept below :data:`WELL_FOUND` for a grid off the print: its
+        hexes are doubted however well their sides lie on outlines."""
+        support = self.mean_support
+        return min(support, WELL_FOUND / 2) if self.off_print else support
+
+    @property
     def is_clean_sheet(self) -> bool:
-        """A sheet's 30 hexes, outlined (nearly) all round: taken at once."""
-        return len(self.cells) == SHEET_HEXES and self.mean_support >= WELL_FOUND
+        """A sheet's 30 hexes, outlined (nearly) all round and on the print: taken at once."""
+        return len(self.cells) == SHEET_HEXES and self.trusted_support >= WELL_FOUND
 
     @property
     def likeness(self) -> float:
@@ -583,10 +600,11 @@ def normal_map(group: Iterable[Hex], orientation: Orientation) -> dict[Hex, Hex]
 
 def ranked(grid: Grid, fits: Callable[[Grid], bool] | None) -> tuple[bool, tuple[bool, float]]:
     """Whether a candidate grid settles the search (a clean sheet that also fits the
-    layout's shape, when one is given), and its rank among the others: a grid that fits
-    before any that does not, then by likeness to a sheet."""
+    layout's shape, when one is given), and its rank among the others: a grid on the print
+    before any off it (:data:`OFF_PRINT`), then one that fits before any that does not, then
+    by likeness to a sheet."""
     fit_ = fits is None or fits(grid)
-    return grid.is_clean_sheet and fit_, (fit_, grid.likeness)
+    return grid.is_clean_sheet and fit_, (not grid.off_print, fit_, grid.likeness)
 
 
 def polished(
@@ -643,6 +661,12 @@ def colour_spread(grid: Grid, ab: tuple[np.ndarray, np.ndarray]) -> float:
     return float(np.mean(np.hypot(a.std(axis=1), b.std(axis=1))))
 
 
+def on_print(grid: Grid, ab: tuple[np.ndarray, np.ndarray]) -> Grid:
+    """``grid`` marked off the print when its hexes are uneven in colour inside
+    (:data:`OFF_PRINT`; ``ab``: the sheet's Lab a and b)."""
+    return replace(grid, off_print=colour_spread(grid, ab) > OFF_PRINT)
+
+
 def corner_grid(
     grid: Grid,
     edges: np.ndarray,
@@ -688,8 +712,9 @@ def find_grid(
     top, bottom = int(h * GRID_TOP), int(h * GRID_BOTTOM)
     region = edges[top:bottom]
     printed = print_map(sheet)
-    best: tuple[tuple[bool, float], Grid] | None = None
-    ab = None  # the sheet's Lab a and b, for the corners' grids (computed when needed)
+    best: tuple[tuple[bool, bool, float], Grid] | None = None
+    lab = cv2.cvtColor(sheet, cv2.COLOR_RGB2LAB).astype(np.float32)
+    ab = (lab[..., 1].copy(), lab[..., 2].copy())  # the print's colour, the pencil grey
     for orientation, size, theta in lattice_candidates(region, LATTICE_TRIES):
         if best is not None and past_budget(deadline, best[1]):
             break
@@ -702,11 +727,10 @@ def find_grid(
             continue
         if not grid.is_clean_sheet and len(grid.cells) >= POLISH_FROM:
             grid = polished(grid, edges, printed, (float(top), float(bottom)), fits)
+        grid = on_print(grid, ab)
         if not grid.is_clean_sheet:
-            if ab is None:
-                lab = cv2.cvtColor(sheet, cv2.COLOR_RGB2LAB).astype(np.float32)
-                ab = (lab[..., 1].copy(), lab[..., 2].copy())
-            grid = corner_grid(grid, edges, printed, ab, (float(top), float(bottom)), fits)
+            rows = (float(top), float(bottom))
+            grid = on_print(corner_grid(grid, edges, printed, ab, rows, fits), ab)
         settled, rank = ranked(grid, fits)
         if settled:
             return grid

@@ -13,7 +13,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import cv2
@@ -213,22 +213,25 @@ def analyse(
         raise PhotoError(
             f"recognising {game!r} photos is not supported (only {', '.join(SUPPORTED)})"
         )
+    if layout is not None and not isinstance(layout, Mapping):  # a list or text, not a layout
+        raise BoardError(["the layout is not a JSON object"])
     parsed = sv.parse_layout(dict(layout)) if layout is not None else None
     photo = decode(image_bytes, WORK_SIDE)
     rectified, grid = locate(photo, None if parsed is None else layout_shape(parsed))
     tally = read_tally(rectified.image)
     readings = read(photo, rectified, grid, tally.count)
-    if not looks_like_sheet(readings, grid.mean_support):
+    support = grid.trusted_support
+    if not looks_like_sheet(readings, support):
         refuse_other_boards(photo, sv.NAME)
-        refuse_no_sheet(readings, grid.mean_support)
+        refuse_no_sheet(readings, support)
     differences = None
     if parsed is not None:
         shift = best_shift(readings, parsed)
-        if grid_fits_layout(readings, parsed, grid.mean_support):
+        if grid_fits_layout(readings, parsed, support):
             differences = layout_differences(readings, parsed, shift)
-        readings = fit_layout(readings, parsed, grid.mean_support, shift)
+        readings = fit_layout(readings, parsed, support, shift)
     else:
-        readings = doubt_odd_sheets(readings, grid.mean_support)
+        readings = doubt_odd_sheets(readings, support)
     model = symbols.load()
     corners = rectified.corners.tolist()
     return Recognition(
@@ -253,7 +256,7 @@ def locate(photo: np.ndarray, fits: Callable[[Grid], bool] | None = None) -> tup
     ``LOCATE_SECONDS`` of the thread's CPU, no more outline or lattice reading is tried
     once the best grid is one no sheet has (``lattice.past_budget``)."""
     problem = NO_SHEET
-    best: tuple[tuple[bool, float], Rectified, Grid] | None = None
+    best: tuple[tuple[bool, bool, float], Rectified, Grid] | None = None
     deadline = time.thread_time() + LOCATE_SECONDS
     for regions, limit in ((True, MAX_GRIDS), (False, EDGE_SHEETS)):
         tried = 0
@@ -339,8 +342,8 @@ def trim(grid: Grid) -> Grid:
     if len(kept) == len(by_raw):
         return grid
     mapping = normal_map(kept, grid.lattice.orientation)
-    return Grid(
-        lattice=grid.lattice,
+    return replace(  # a grid off the print stays off it (lattice.OFF_PRINT)
+        grid,
         cells={n: grid.lattice.centre(raw) for n, raw in mapping.items()},
         raw=mapping,
         outline_support={n: grid.outline_support[by_raw[raw]] for n, raw in mapping.items()},

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from scorepad.boardfile import BoardError
 from scorepad.games import sunflower_valley as sv
 from scorepad.hexgrid import Hex
 from scorepad.vision import cli, synth
@@ -374,6 +375,13 @@ def test_cli_a_layout_that_is_no_layout_exits_2_with_one_line(tmp_path, capsys, 
     err = capsys.readouterr().err
     assert err.startswith(f"scorepad: the layout {layout}") and message in err
     assert err.count("\n") == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("layout", [[1, 2], "x", 3])
+def test_a_layout_that_is_not_an_object_is_a_board_error(layout):
+    # dict(layout) raised TypeError or ValueError from the API.
+    with pytest.raises(BoardError, match="the layout is not a JSON object"):
+        recognize(b"not read", layout=layout)
 
 
 @pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
