@@ -114,7 +114,15 @@ def recap(
         lines.append(f"{term(labels(result)['pins'])}: {named}")
     elif pins := pins_so_far(result):  # the order above is this phase's; the game's is by them
         lines.append(f"{term('Pins' if final else 'Pins so far')}: {pinned(pins)}")
-    if result.extra.get("variant") == "kids":  # Sunflower Valley: fewer sheep pair
-        lines.append(f"{term('Variant')}: {term('Kids')}")
+    if variant := variant_line(result, term):
+        lines.append(variant)
     lines.extend(tiebreak(t) for t in result.tiebreaks)
     return "\n".join(lines) + "\n"
+
+
+def variant_line(result: Result, term: Callable[[str], str] = str) -> str | None:
+    """ "Variant: Kids" for a Sunflower Valley game played with the kids' rule (fewer sheep
+    pair, so its scores are not comparable with the standard game's); None otherwise."""
+    if result.extra.get("variant") != "kids":
+        return None
+    return f"{term('Variant')}: {term('Kids')}"

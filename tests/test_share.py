@@ -147,6 +147,17 @@ def test_results_card_headline_stands_alone_and_tiebreaks_are_whole():
     assert wrapped.height - plain.height >= 30 * len(tiebreak_lines([russian] * 3))
 
 
+def test_results_card_says_a_table_played_the_kids_variant():
+    # As the recap does: kids' scores are not comparable with the standard game's.
+    doc, result = example("sunflower-valley")
+    game = games.get("sunflower-valley")
+    kids = game.score(game.parse({**doc, "options": {**doc["options"], "variant": "kids"}}))
+    assert share.variant_line(result) is None and share.variant_line(kids) == "Variant: Kids"
+    plain = Image.open(io.BytesIO(results_card(result, doc)))
+    told = Image.open(io.BytesIO(results_card(kids, doc)))
+    assert told.height - plain.height == 30 + 10  # one line more under the standings
+
+
 def test_area_fills_colour_words_first_then_fallbacks_in_turn():
     doc = {"players": [{"cells": [{"area": n} for n in ("Blue", "zeta", "alpha")]}]}
     assert palette.area_fills(doc) == {

@@ -62,7 +62,8 @@ def results_card(
     """The whole card as PNG bytes.
 
     ``names`` (labels as in :func:`scorepad.share.labels`), ``headline`` and ``tiebreaks``
-    replace the English texts: the web app passes them in the player's language.
+    (the lines under the standings: the variant played, then the tie-breaks) replace the
+    English texts: the web app passes them in the player's language.
     """
     game = games.get(result.game)
     label = {**share.labels(result), **(names or {})}
@@ -73,7 +74,13 @@ def results_card(
     boards_h = 0
     if drawer:
         boards_h = ((len(result.players) + 1) // 2) * (BOARD_BOX[1] + 60)
-    said = tiebreaks if tiebreaks is not None else [f"Tie-break: {t}" for t in result.tiebreaks]
+    if tiebreaks is None:  # in English: the variant played, then the tie-breaks
+        variant = share.variant_line(result)
+        tiebreaks = [
+            *([variant] if variant else []),
+            *(f"Tie-break: {t}" for t in result.tiebreaks),
+        ]
+    said = tiebreaks
     lines = tiebreak_lines(said)
     height = MARGIN * 2 + 120 + table_h + boards_h + TIEBREAK_LINE * len(lines) + 10 * len(said)
     img = Image.new("RGB", (WIDTH, height), PAPER)
