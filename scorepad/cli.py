@@ -93,15 +93,16 @@ def ledger_text(ledger: spring_meadow.Ledger) -> str:
 def _read(path: str) -> bytes:
     """At most one byte more than a board file may hold: endless input cannot exhaust memory."""
     limit = MAX_BOARD_BYTES + 1
-    if path == "-":
-        if sys.stdin is None:  # started with standard input closed
-            raise BoardError(["cannot read standard input: it is closed"])
-        return sys.stdin.buffer.read(limit)
+    if path == "-" and sys.stdin is None:  # started with standard input closed
+        raise BoardError(["cannot read standard input: it is closed"])
     try:
+        if path == "-":
+            return sys.stdin.buffer.read(limit)
         with open(path, "rb") as f:
             return f.read(limit)
     except OSError as err:
-        raise BoardError([f"cannot read {path}: {err.strerror}"]) from None
+        where = "standard input" if path == "-" else path
+        raise BoardError([f"cannot read {where}: {err.strerror}"]) from None
 
 
 def render_text(result: Result) -> str:

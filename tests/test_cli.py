@@ -361,6 +361,18 @@ def test_closed_standard_input_is_one_line_not_a_traceback() -> None:
     assert proc.stderr.decode() == "scorepad: cannot read standard input: it is closed\n"
 
 
+def test_unreadable_standard_input_is_one_line_not_a_traceback(tmp_path: Path) -> None:
+    with open(tmp_path / "out", "wb") as write_only:  # "0>file": open for writing only
+        proc = subprocess.run(
+            [sys.executable, "-m", "scorepad", "score", "-"],
+            stdin=write_only,
+            capture_output=True,
+            check=False,
+        )
+    assert proc.returncode == 2
+    assert proc.stderr.decode() == "scorepad: cannot read standard input: Bad file descriptor\n"
+
+
 def test_endless_input_is_cut_at_the_size_limit() -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "scorepad", "score", "-"],

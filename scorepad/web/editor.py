@@ -471,7 +471,9 @@ def edit(table_id: str, change: Change, board: bool = True) -> Response:
         try:
             parsed = engine.parse(doc)
         except BoardError as err:
-            raise EditRefused(_sentence(err.problems)) from None
+            added = _added_problems(engine, stored.doc, err.problems)
+            if added:
+                raise EditRefused(_sentence(added)) from None
         return doc, meta
 
     try:
@@ -492,6 +494,18 @@ def edit(table_id: str, change: Change, board: bool = True) -> Response:
     now = found.at(stored)
     note = g.pop("edit_note", None)  # what a kit's change wants said (a phase recorded)
     return render_editor(stored, player, note, parsed=parsed, rights=now)
+
+
+def _added_problems(engine: Any, before: dict[str, Any], problems: list[str]) -> list[str]:
+    """The problems a change brings that the stored table did not have. A table stored
+    under a rule since tightened (Seasons' energy reserve, 5 December) is invalid as it
+    stands; refusing every change for any problem anywhere locked every sheet of it, the
+    one that would mend it included. A change adding none is taken; the rest still show."""
+    try:
+        engine.parse(before)
+    except BoardError as err:
+        return [p for p in problems if p not in err.problems]
+    return problems
 
 
 def finished_meanwhile(current: db.StoredTable) -> bool:

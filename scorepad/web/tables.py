@@ -128,22 +128,25 @@ def create() -> Response:
 
 
 def _player_names(form: Any, most: int) -> list[str]:
-    names = [form.get(f"name_{i}", "").strip() for i in range(most)]
-    names = [n for n in names if n]
+    typed = [form.get(f"name_{i}", "").strip() for i in range(most)]
+    seats = [i + 1 for i, n in enumerate(typed) if n]  # as the form numbers its fields
+    names = [typed[i - 1] for i in seats]
     if not names:
         raise EditRefused(gettext("Add at least one player's name, in seat order."))
-    problem = name_problem(names)
+    problem = name_problem(names, seats)
     if problem:
         raise EditRefused(problem)
     return names
 
 
-def name_problem(names: list[str]) -> str | None:
+def name_problem(names: list[str], seats: list[int] | None = None) -> str | None:
     """Why these player names cannot sit at one table: a name too long for the screens, a
     name nobody can read (no visible character, or a control character), or two names the
     statistics would take for one player ("Anna" and "anna ", :func:`.stats.player_key`)."""
     seen: dict[str, str] = {}
-    for seat, name in enumerate(names, 1):  # named by seat: a file's name may be unshowable
+    # Named by seat (a file's name may be unshowable): the form's field numbers, ``seats``,
+    # or else the player's place in the list.
+    for seat, name in zip(seats or range(1, len(names) + 1), names, strict=True):
         if len(name) > MAX_NAME:  # an imported file's names too
             return str(
                 gettext(

@@ -137,6 +137,10 @@ def test_unreadable_player_names_are_refused(app: Flask, client: FlaskClient, na
     status, html = imported(client, seasons(name, "Boris"))
     assert status == 422 and refused in html and "nothing was stored" in html
     assert table_count(app) == 0
+    # Named by the form's own field number, a blank field before it counted too.
+    data = {"game": "seasons", "name_0": "", "name_1": "Anna", "name_2": name}
+    html = client.post("/new", data=data).get_data(as_text=True)
+    assert "no control one (player 3&#39;s)." in html
 
 
 def test_an_import_refuses_names_the_statistics_would_merge(client: FlaskClient) -> None:

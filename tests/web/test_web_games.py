@@ -1137,6 +1137,47 @@ def test_imported_seasons_table_without_optional_keys(app: Flask, client: FlaskC
     assert stored_doc(app, table_id)["players"][0]["cards_in_play"] == [card_id]
 
 
+def test_a_table_stored_under_an_older_rule_can_be_mended_sheet_by_sheet(
+    app: Flask, client: FlaskClient, seasons: str
+) -> None:
+    # Stored before the reserve had a limit with the Grimoire (30 was allowed) and before
+    # the Statue of Eolis shrank it: both sheets are invalid now. Every change was refused
+    # for the other sheet's problem, the one mending a sheet included.
+    def older(stored: db.StoredTable) -> tuple[dict[str, object], dict[str, object]]:
+        doc = json.loads(json.dumps(stored.doc))
+        doc["players"][0].update(cards_in_play=[BESPELLED_GRIMOIRE], energy_in_reserve=15)
+        doc["players"][1].update(cards_in_play=[107], energy_in_reserve=7)
+        return doc, stored.meta
+
+    with app.app_context():
+        db.edit_table(seasons, older)
+    page = client.get(f"/t/{seasons}?p=0").get_data(as_text=True)
+    assert "holds at most 10 tokens" in unescape(page)
+    # A change adding a problem is still refused, with that problem alone.
+    resp = field(client, seasons, p=0, action="add_card", card=107)
+    assert resp.status_code == 422 and "at most 9 energy" in message(resp)
+    # A change on a sheet that brings no new problem is taken.
+    assert (
+        field(client, seasons, p=1, action="counts", changed="crystals", crystals=12).status_code
+        == 200
+    )
+    assert (
+        field(
+            client, seasons, p=0, action="counts", changed="energy_in_reserve", energy_in_reserve=10
+        ).status_code
+        == 200
+    )
+    assert (
+        field(
+            client, seasons, p=1, action="counts", changed="energy_in_reserve", energy_in_reserve=6
+        ).status_code
+        == 200
+    )
+    assert [p["energy_in_reserve"] for p in stored_doc(app, seasons)["players"]] == [10, 6]
+    assert stored_doc(app, seasons)["players"][1]["crystals"] == 12
+    engine_result(stored_doc(app, seasons))  # valid again
+
+
 def seasons_cards() -> list[int]:
     from scorepad.games import seasons as ss
 
