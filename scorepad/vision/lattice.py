@@ -613,13 +613,15 @@ def polished(
     printed: np.ndarray,
     rows: tuple[float, float],
     fits: Callable[[Grid], bool] | None,
+    ab: tuple[np.ndarray, np.ndarray],
 ) -> Grid:
-    """The grid found again after :func:`polish`, when that gives a clean sheet (that fits
-    the layout, when one is given). A polish that only raises the outline support a little
-    is not trusted: on a badly blurred sheet it can settle half a hex off."""
+    """The grid found again after :func:`polish`, when that gives a clean sheet on the print
+    (:func:`on_print`; ``ab``: the sheet's Lab a and b) that fits the layout, when one is
+    given. A polish that only raises the outline support a little is not trusted: on a badly
+    blurred sheet it can settle half a hex off."""
     lattice = polish(edges, grid.lattice, list(grid.raw.values()))
     try:
-        again = printed_cells(edges, lattice, rows[0], rows[1], printed)
+        again = on_print(printed_cells(edges, lattice, rows[0], rows[1], printed), ab)
     except PhotoError:
         return grid
     return again if ranked(again, fits)[0] else grid
@@ -687,6 +689,7 @@ def corner_grid(
     on 5304 and 5799 have spreads of 3.4 and 1.6 against their grids' 18 and 12."""
     rank, spread = ranked(grid, fits)[1], colour_spread(grid, ab)
     for moved in on_corners(grid, edges, printed, rows):
+        moved = on_print(moved, ab)
         settled, moved_rank = ranked(moved, fits)
         if settled and moved_rank > rank and colour_spread(moved, ab) <= spread / 2:
             return moved
@@ -725,12 +728,12 @@ def find_grid(
             grid = printed_cells(edges, lattice, float(top), float(bottom), printed)
         except PhotoError:
             continue
+        rows = (float(top), float(bottom))
         if not grid.is_clean_sheet and len(grid.cells) >= POLISH_FROM:
-            grid = polished(grid, edges, printed, (float(top), float(bottom)), fits)
-        grid = on_print(grid, ab)
+            grid = polished(grid, edges, printed, rows, fits, ab)
+        grid = on_print(grid, ab)  # judged only now: a clean grid off the print is no sheet
         if not grid.is_clean_sheet:
-            rows = (float(top), float(bottom))
-            grid = on_print(corner_grid(grid, edges, printed, ab, rows, fits), ab)
+            grid = corner_grid(grid, edges, printed, ab, rows, fits)
         settled, rank = ranked(grid, fits)
         if settled:
             return grid

@@ -220,10 +220,10 @@ def analyse(
     rectified, grid = locate(photo, None if parsed is None else layout_shape(parsed))
     tally = read_tally(rectified.image)
     readings = read(photo, rectified, grid, tally.count)
-    support = grid.trusted_support
+    support = grid.trusted_support  # a grid off the print is doubted whole...
     if not looks_like_sheet(readings, support):
         refuse_other_boards(photo, sv.NAME)
-        refuse_no_sheet(readings, support)
+        refuse_no_sheet(readings, grid.mean_support)  # ...not refused as no sheet at all
     differences = None
     if parsed is not None:
         shift = best_shift(readings, parsed)
