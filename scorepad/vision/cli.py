@@ -94,7 +94,8 @@ def _layout(path: str) -> Any:
     try:
         doc = loads(_read(path, "layout", MAX_BOARD_BYTES + 1))
     except BoardError as err:
-        raise BoardError([f"the layout {path}: {p}" for p in err.problems]) from None
+        said = (p.replace("board file", "layout file") for p in err.problems)
+        raise BoardError([f"the layout {path}: {p}" for p in said]) from None
     if not isinstance(doc, dict):
         raise BoardError([f"the layout {path} is not a JSON object"])
     return doc

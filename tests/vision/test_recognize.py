@@ -363,6 +363,7 @@ def test_cli_bad_layout_exits_2(tmp_path, photo, capsys):
         ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
         ('{"name": "x", "cells": [{"q": 1' + "0" * 5000 + ', "r": 0}]}', "5001 digits"),
         ('{"name": "x", "name": "y"}', "appears twice"),
+        ("", "layout file is empty"),
     ],
 )
 def test_cli_a_layout_that_is_no_layout_exits_2_with_one_line(tmp_path, capsys, text, message):
