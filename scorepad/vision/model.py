@@ -55,6 +55,13 @@ class InkNet:
         (n, 64, 64, c), and side inputs."""
         return self.forward(self.shrink(np.asarray(inks, np.float32)), side)
 
+    def mirrored_logits(self, inks: np.ndarray, side: np.ndarray) -> np.ndarray:
+        """:meth:`logits` averaged with those of the mirror images: the network learned
+        mirrored drawings as the same symbols (``train_inknet.py``), and the two passes err
+        on different hexes (docs/vision.md step 6)."""
+        x = self.shrink(np.asarray(inks, np.float32))
+        return 0.5 * (self.forward(x, side) + self.forward(x[:, :, ::-1], side))
+
     def forward(self, x: np.ndarray, side: np.ndarray) -> np.ndarray:
         """Logits for inputs already at 32 x 32, (n, 32, 32, c)."""
         for (kernel, bias), pool in zip(self.convs, self.pools, strict=True):
@@ -222,7 +229,7 @@ class SymbolModel:
         layers = tuple(zip(self.weights, self.biases, strict=True))
         logits = _log_softmax(_dense(h, layers) / self.temperature)
         if self.net is not None and inks is not None and side is not None and len(logits):
-            net = _log_softmax(self.net.logits(inks, side))
+            net = _log_softmax(self.net.mirrored_logits(inks, side))
             logits = (1 - self.net_weight) * logits + self.net_weight * net
         e = np.exp(logits - logits.max(axis=1, keepdims=True))
         return np.asarray(e / e.sum(axis=1, keepdims=True))

@@ -244,6 +244,18 @@ def test_ink_network_matches_a_plain_convolution_reference():
         assert np.allclose(got[i], _reference_logits(net, inks[i], side[i]), rtol=1e-4, atol=1e-3)
 
 
+def test_mirrored_logits_average_a_map_and_its_mirror_image():
+    net = _random_net(7)
+    rng = np.random.default_rng(8)
+    inks = rng.uniform(0, 1, size=(2, 64, 64)).astype(np.float32)
+    side = model.net_side(rng.uniform(size=(2, 3)), np.array([True, False]))
+    want = 0.5 * (net.logits(inks, side) + net.logits(inks[:, :, ::-1], side))
+    assert np.allclose(net.mirrored_logits(inks, side), want, atol=1e-5)
+    assert not np.allclose(net.mirrored_logits(inks, side), net.logits(inks, side), atol=1e-3)
+    symmetric = inks + inks[:, :, ::-1]  # a drawing its own mirror image: one pass says it
+    assert np.allclose(net.mirrored_logits(symmetric, side), net.logits(symmetric, side), atol=1e-4)
+
+
 def test_network_joins_the_perceptron_by_its_weight_and_round_trips():
     m = model.load()
     rng = np.random.default_rng(5)
@@ -253,7 +265,7 @@ def test_network_joins_the_perceptron_by_its_weight_and_round_trips():
     alone = model.SymbolModel(**{**m.__dict__, "net": None}).probabilities(x, inks, side)
     net = _random_net(6)
     joined = model.SymbolModel(**{**m.__dict__, "net": net, "net_weight": 0.5})
-    z = 0.5 * np.log(alone) + 0.5 * np.log(_softmax(net.logits(inks, side)))
+    z = 0.5 * np.log(alone) + 0.5 * np.log(_softmax(net.mirrored_logits(inks, side)))
     assert np.allclose(joined.probabilities(x, inks, side), _softmax(z), atol=1e-6)
     # Without the ink maps (or with no weight) the perceptron speaks alone.
     assert np.allclose(joined.probabilities(x), alone)
