@@ -80,9 +80,9 @@ def results_card(
             *([variant] if variant else []),
             *(f"Tie-break: {t}" for t in result.tiebreaks),
         ]
-    said = tiebreaks
-    lines = tiebreak_lines(said)
-    height = MARGIN * 2 + 120 + table_h + boards_h + TIEBREAK_LINE * len(lines) + 10 * len(said)
+    lines = tiebreak_lines(tiebreaks)
+    height = MARGIN * 2 + 120 + table_h + boards_h + TIEBREAK_LINE * len(lines)
+    height += 10 * len(tiebreaks)
     img = Image.new("RGB", (WIDTH, height), PAPER)
     draw = ImageDraw.Draw(img)
     y = _header(draw, headline or share.headline(result))
@@ -90,7 +90,7 @@ def results_card(
     for line in lines:
         draw.text((MARGIN, y), line, fill=MUTED, font=font(20))
         y += TIEBREAK_LINE
-    y += 10 * len(said)
+    y += 10 * len(tiebreaks)
     if drawer:
         for i, p in enumerate(result.players):
             x = MARGIN + (i % 2) * (BOARD_BOX[0] + 20)
