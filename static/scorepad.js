@@ -57,6 +57,10 @@
       wakeUp = done;
     });
   }
+
+  /* The wait before sending again after ``tries`` failed sendings: 0.5 s, doubling, at
+   * most 8 s. */
+  function backoff(tries) { return pause(Math.min(8000, 500 * Math.pow(2, tries))); }
   window.addEventListener("online", function () { if (wakeUp) { wakeUp(); } });
   /* A page only watched (results, big screen) sends no taps: its polls failing twice in a
    * row say that the scores shown may be old, until one is answered again. */
@@ -107,7 +111,7 @@
        * with the old tag, a board another phone changed meanwhile refused it, while the
        * taps queued after it landed). Once one went out online it may be stored: never
        * sent as new again (a rail would turn twice, a token be stacked twice). */
-      return pause(Math.min(8000, 500 * Math.pow(2, tries))).then(function () {
+      return backoff(tries).then(function () {
         return state.online ? attempt(values, tries + 1, state) : afresh(values, tries + 1, state);
       });
     });
@@ -124,7 +128,7 @@
         delete values.retry;
         return attempt(values, 0, state);
       }, function () {
-        return pause(Math.min(8000, 500 * Math.pow(2, tries))).then(function () {
+        return backoff(tries).then(function () {
           return afresh(values, tries + 1, state);
         });
       });
