@@ -1,6 +1,7 @@
 """Reading one hex of a Harmonies board on the photo re-projected onto the board plane
 (``harmonies.py``, step 3): the top's circle, the foot's rim along the line to the nadir,
-the colours of the top and of the side band below it, and a cube on top.
+the colours of the top and of the side band below it, a cube on top, and the stack patch
+(the stack as an image for the stack network).
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ class HexReading:
     profile: np.ndarray | None = None  # the foot-edge profile (see read_hex)
     probes: np.ndarray | None = None  # where the profile looked: steps x arc x in/out x xy
     outline: np.ndarray | None = None  # per step, share of probes on a printed hex outline
+    patch: np.ndarray | None = None  # the stack in polar form (stack_patch)
 
 
 class Plane:
@@ -324,7 +326,7 @@ def read_hex(plane: Plane, h: Hex, force_top: np.ndarray | None = None) -> HexRe
     parallax = float(np.linalg.norm(to_top)) / zc
     pixels = float(np.linalg.norm(feet[0] - feet[4])) * plane.pixels_per_mm
     band, band_ratio = side_bands(plane, top, 2)
-    return HexReading(
+    reading = HexReading(
         h,
         top,
         circle,
@@ -352,6 +354,8 @@ def read_hex(plane: Plane, h: Hex, force_top: np.ndarray | None = None) -> HexRe
             axis=1,
         ).astype(np.float32),
     )
+    reading.patch = stack_patch(plane, reading)
+    return reading
 
 
 @cache
@@ -432,3 +436,30 @@ def side_bands(plane: Plane, top: np.ndarray, tokens: int) -> tuple[np.ndarray, 
     low, high = colours
     ratio = np.log(np.maximum(low, 2.0)) - np.log(np.maximum(high, 2.0))
     return low, ratio
+
+
+#: The stack patch (``stack_patch``): angles around the side facing the camera, and radial
+#: steps in units of one token's lift (at least ``PATCH_UNIT_MIN`` mm) from the top's rim.
+PATCH_ANGLES = np.radians(np.linspace(-100.0, 100.0, 32))
+PATCH_STEPS = np.linspace(-1.5, 5.0, 32, endpoint=False)
+PATCH_UNIT_MIN = 0.75
+
+
+def lift_per_token(r: HexReading) -> float:
+    """mm of image lift per token of height at this hex's top (on the board plane)."""
+    return r.parallax * TOKEN_THICKNESS
+
+
+def stack_patch(plane: Plane, r: HexReading) -> np.ndarray:
+    """The stack seen from its top's centre towards the nadir, in polar form (steps x angles
+    x 3, log of the cream-relative colour): row ``t`` lies ``t`` tokens' lift beyond the
+    top's rim, so a foot ``k`` tokens down traces the same curve at every parallax."""
+    top = r.top_centre
+    to_top = top - plane.camera.nadir
+    ut = to_top / max(float(np.linalg.norm(to_top)), 1e-6)
+    vt = np.array([-ut[1], ut[0]])
+    dirs = -np.cos(PATCH_ANGLES)[:, None] * ut + np.sin(PATCH_ANGLES)[:, None] * vt
+    unit = max(lift_per_token(r), PATCH_UNIT_MIN)
+    radii = r.scores["radius"] + PATCH_STEPS * unit
+    pts = top + radii[:, None, None] * dirs[None, :, :]
+    return np.asarray(np.log(np.maximum(plane.sample(pts), 2.0) / 100.0), np.float32)

@@ -13,9 +13,16 @@ import numpy as np
 
 from scorepad.games.harmonies import COLOURS, LEGAL_STACKS
 from scorepad.hexgrid import Hex
-from scorepad.vision.harmonies_hexes import FOOT_STEPS, HexReading, log_colour
+from scorepad.vision.harmonies_hexes import (
+    FOOT_STEPS,
+    PATCH_UNIT_MIN,
+    HexReading,
+    lift_per_token,
+    log_colour,
+)
 from scorepad.vision.harmonies_print import TOKEN_RADIUS
 from scorepad.vision.mlp import Mlp
+from scorepad.vision.model import InkNet
 
 
 def features(r: HexReading) -> dict[str, np.ndarray]:
@@ -39,7 +46,7 @@ def features(r: HexReading) -> dict[str, np.ndarray]:
     ]
     top = np.concatenate([chroma, [light, r.circle / 100, r.cube, sc["rim"]]])
     cube = [sc["gold"], sc["white"], sc["cube_spread"], sc["cube_contrast"]]
-    assert r.outline is not None
+    assert r.outline is not None and r.patch is not None
     return {
         "top": top.astype(np.float32),
         "height": np.concatenate(
@@ -49,7 +56,50 @@ def features(r: HexReading) -> dict[str, np.ndarray]:
             [band_chroma, [band_light], r.band_ratio, geometry[:2], lower_side(r.profile), top[:4]]
         ).astype(np.float32),
         "cube": np.concatenate([top, cube, geometry[:2]]).astype(np.float32),
+        "patch": r.patch,
+        "net_side": net_side(r),
     }
+
+
+def net_side(r: HexReading) -> np.ndarray:
+    """The stack network's side inputs from the hex alone (``net_inputs`` adds the photo's):
+    the patch's radial unit, the parallax and resolution, the top's lift, colour and rim."""
+    unit = lift_per_token(r)
+    chroma, light = log_colour(r.colour)
+    sc = r.scores
+    return np.array(
+        [
+            math.log(max(unit, 1e-3)),
+            min(unit / PATCH_UNIT_MIN, 1.0),
+            r.parallax,
+            sc["pixels_per_token"] / 10,
+            sc["lift_tokens"],
+            *chroma,
+            light,
+            sc["rim"],
+            sc["radius"] - TOKEN_RADIUS,
+            sc["across"],
+        ],
+        np.float32,
+    )
+
+
+def net_inputs(side: np.ndarray, context: np.ndarray) -> np.ndarray:
+    """The stack network's side inputs for N hexes: ``net_side`` and the apparent lift
+    against the photo's one-token tops (``photo_context``'s calibration)."""
+    lift = side[:, 4]
+    return np.asarray(np.column_stack([side, lift - context[:, -2], context[:, -1]]), np.float32)
+
+
+def net_heights(
+    patches: np.ndarray, side: np.ndarray, context: np.ndarray, net: InkNet, temperature: float
+) -> np.ndarray:
+    """The stack network's log-probabilities of heights 1, 2 and 3 (N x 3), its patch read
+    as it is and mirrored across the line to the nadir (logits averaged)."""
+    x = np.asarray(patches, np.float32)
+    extra = net_inputs(side, context)
+    logits = 0.5 * (net.forward(x, extra) + net.forward(x[:, :, ::-1], extra)) / temperature
+    return np.asarray(logits - logits.max(axis=1, keepdims=True))
 
 
 #: Foot-edge steps (quarter tokens) on the lower token's side of a two-token building.
@@ -118,13 +168,18 @@ class Models:
     flag_below: float
     foot: Mlp | None = None  # is the foot at this candidate height (foot_window)?
     foot_weight: float = 0.0  # its share in the pooled height probabilities
+    net: InkNet | None = None  # the stack network over each hex's patch (net_heights)
+    net_weight: float = 0.0  # its share, pooled with the height and foot models'
+    net_temperature: float = 1.0
 
 
 @cache
 def load_models() -> Models:
-    """The trained models (``tools/vision/train_harmonies.py``)."""
+    """The trained models (``tools/vision/train_harmonies.py``, then the stack network:
+    ``train_stack_net.py``)."""
     with np.load(MODEL_FILE) as data:
         arrays = {k: data[k] for k in data.files}
+        net = InkNet.from_arrays(data, "stack")
     foot = Mlp(arrays, "foot") if "foot.layers" in arrays else None
     return Models(
         Mlp(arrays, "top"),
@@ -134,6 +189,9 @@ def load_models() -> Models:
         float(arrays["flag_below"]),
         foot,
         float(arrays["foot_weight"]) if foot is not None else 0.0,
+        net,
+        float(arrays["net_weight"]) if net is not None else 0.0,
+        float(arrays["net_temperature"]) if net is not None else 1.0,
     )
 
 
@@ -270,12 +328,21 @@ def foot_probabilities(
     return foot_table(f["height"][None], context[None], top, foot)[0]
 
 
-def height_table(h: np.ndarray, context: np.ndarray, models: Models) -> dict[str, np.ndarray]:
+def height_table(
+    h: np.ndarray,
+    context: np.ndarray,
+    models: Models,
+    patches: tuple[np.ndarray, np.ndarray] | None = None,
+) -> dict[str, np.ndarray]:
     """For N hexes (rows of ``features()["height"]`` and of ``photo_context``) and each
     colour in ``SEVERAL``: P(height) over the heights it comes in (N x heights), the height
-    model's answer pooled (weighted geometric mean) with the foot model's. All hexes of a
-    photo go through each model at once (one call per colour, not per hex)."""
+    model's answer pooled (weighted geometric mean) with the foot model's and, given the
+    hexes' ``patches`` (``features()["patch"]`` and ``["net_side"]``, stacked), the stack
+    network's. All hexes of a photo go through each model at once."""
     cues = foot_cues(h, context)
+    net = None
+    if patches is not None and models.net is not None and models.net_weight > 0:
+        net = net_heights(*patches, context, models.net, models.net_temperature)
     index = {c: i for i, c in enumerate(models.height.classes)}
     out = {}
     for top in SEVERAL:
@@ -286,6 +353,12 @@ def height_table(h: np.ndarray, context: np.ndarray, models: Models) -> dict[str
             q = foot_table(h, context, top, models.foot) + 1e-12
             w = models.foot_weight
             p = np.exp((1 - w) * np.log(p) + w * np.log(q))
+            p /= p.sum(axis=1, keepdims=True)
+        if net is not None:
+            q = net[:, [j - 1 for j in HEIGHTS[top]]]
+            q = q - np.log(np.exp(q).sum(axis=1, keepdims=True))
+            w = models.net_weight
+            p = np.exp((1 - w) * np.log(p) + w * q)
             p /= p.sum(axis=1, keepdims=True)
         out[top] = p
     return out
@@ -303,7 +376,12 @@ def height_probabilities(
     f: dict[str, np.ndarray], top: str, models: Models, context: np.ndarray
 ) -> dict[int, float]:
     """P(height) of one hex over the heights ``top`` comes in (``height_table``)."""
-    return hex_heights(height_table(f["height"][None], context[None], models), 0)[top]
+    return hex_heights(height_table(f["height"][None], context[None], models, hex_patch(f)), 0)[top]
+
+
+def hex_patch(f: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """One hex's ``patches`` argument of ``height_table``."""
+    return f["patch"][None], f["net_side"][None]
 
 
 def stack_probabilities(
@@ -317,7 +395,7 @@ def stack_probabilities(
     height (fixed for blue and yellow), and for a two-token building what lies under it.
     ``row``: this hex's row of the photo's ``height_table``, when already computed."""
     if row is None:
-        row = hex_heights(height_table(f["height"][None], context[None], models), 0)
+        row = hex_heights(height_table(f["height"][None], context[None], models, hex_patch(f)), 0)
     top_p = dict(zip(models.top.classes, models.top.probabilities(f["top"])[0], strict=True))
     out: dict[tuple[str, ...], float] = {(): top_p.get("empty", 0.0)}
     under = dict(zip(models.under.classes, models.under.probabilities(f["under"])[0], strict=True))

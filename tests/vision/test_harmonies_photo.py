@@ -384,8 +384,13 @@ def test_foot_cues_find_the_rim_where_the_profile_shows_it(tokens: int) -> None:
 def test_height_probabilities_cover_the_heights_each_colour_comes_in() -> None:
     models = stacks.load_models()
     assert models.foot is not None and 0 <= models.foot_weight <= 1
+    assert models.net is not None and 0 < models.net_weight <= 1
     h, context = _profile_with_a_foot(2)
-    f = {"height": h[0].astype(np.float32)}
+    f = {
+        "height": h[0].astype(np.float32),
+        "patch": np.zeros((len(hexread.PATCH_STEPS), len(hexread.PATCH_ANGLES), 3), np.float32),
+        "net_side": np.zeros(len(models.net.side_mean) - 2, np.float32),  # net_inputs adds 2
+    }
     for colour in ("grey", "green", "brown", "red"):
         p = stacks.height_probabilities(f, colour, models, context[0])
         assert set(p) == set(stacks.HEIGHTS[colour])
@@ -399,3 +404,54 @@ def test_the_lower_side_is_read_between_one_and_two_tokens_down() -> None:
     side = stacks.lower_side(profile.ravel())
     assert side.min() == 1.0 and side.max() == 2.25
     assert len(side) == 5 * len(hexread.FOOT_STEPS[stacks.LOWER_SIDE])
+
+
+# --- heights: the stack network ------------------------------------------------------------
+
+
+class _FakePlane:
+    """A board plane whose colour at a point says where the point lies: channel 0 its
+    distance from (100, 0) (the top's centre below), channel 1 its x, as log colours."""
+
+    class camera:  # stands in for a Camera: what stack_patch asks of it
+        height = 300.0
+        nadir = np.array([0.0, 0.0])
+
+    @staticmethod
+    def sample(points: np.ndarray) -> np.ndarray:
+        d = np.linalg.norm(points - np.array([100.0, 0.0]), axis=-1)
+        return 100 * np.exp(np.stack([d / 100, points[..., 0] / 100, np.zeros_like(d)], -1))
+
+
+def test_the_stack_patch_steps_a_token_s_lift_at_a_time_towards_the_nadir() -> None:
+    """Row t of the patch lies t tokens' lift beyond the top's rim (6 mm at 100 mm from the
+    nadir of a lens 300 mm up: 2 mm of lift per token), its middle columns between the top
+    and the nadir: a foot k tokens down traces the same rows at any parallax."""
+    reading = hexread.HexReading(
+        Hex(0, 0), np.array([100.0, 0.0]), 0, 0, 0, np.zeros(3), None, None, 0, 1 / 3,
+        {"radius": 12.0},
+    )  # fmt: skip
+    patch = hexread.stack_patch(_FakePlane(), reading)  # type: ignore[arg-type]
+    assert patch.shape == (len(hexread.PATCH_STEPS), len(hexread.PATCH_ANGLES), 3)
+    expected = 12.0 + hexread.PATCH_STEPS * 2.0
+    assert np.allclose(patch[:, :, 0] * 100, expected[:, None], atol=1e-3)
+    middle = len(hexread.PATCH_ANGLES) // 2
+    assert (patch[-1, middle - 1 : middle + 1, 1] * 100 < 100 - 12).all()  # towards the nadir
+    assert np.allclose(patch[:, :, 1], patch[:, ::-1, 1], atol=1e-4)  # symmetric about it
+
+
+def test_the_stack_network_reads_a_patch_and_its_mirror_alike() -> None:
+    """The network's heights average the patch and its mirror across the line to the
+    nadir (the light may come from either side): mirrored patches read the same."""
+    models = stacks.load_models()
+    assert models.net is not None
+    rng = np.random.default_rng(1)
+    patches = rng.normal(0, 0.3, (4, len(hexread.PATCH_STEPS), len(hexread.PATCH_ANGLES), 3))
+    side = rng.normal(0, 1, (4, len(models.net.side_mean) - 2)).astype(np.float32)
+    context = np.ones((4, 2 * len(hexread.FOOT_STEPS) + 2), np.float32)
+    read = stacks.net_heights(patches, side, context, models.net, models.net_temperature)
+    mirrored = stacks.net_heights(
+        patches[:, :, ::-1], side, context, models.net, models.net_temperature
+    )
+    assert read.shape == (4, 3) and np.allclose(read, mirrored, atol=1e-9)
+    assert (read.max(axis=1) == 0).all()  # log-probabilities up to a constant

@@ -275,9 +275,9 @@ def test_cli_reads_a_harmonies_board_as_whole_turns(tmp_path, capsys):
     from scorepad.games.harmonies import board_hexes
     from scorepad.vision import render3d
 
-    # VALIDATION photo 26 (1 MP): 30 tokens; read hex by hex, one stack comes out a token
-    # too high (31), which no number of turns gives.
-    shot = render3d.sample(render3d.VALIDATION, 26, megapixels=1.0)
+    # VALIDATION photo 64 (1 MP): 36 tokens; read hex by hex, one stack comes out a token
+    # short (35), which no number of turns gives.
+    shot = render3d.sample(render3d.VALIDATION, 64, megapixels=1.0)
     path = tmp_path / "board.jpg"
     path.write_bytes(shot.jpeg)
     truth = {(c["q"], c["r"]): c["stack"] for c in shot.state.cells()}
