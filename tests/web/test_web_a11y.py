@@ -283,6 +283,26 @@ def test_a_long_one_word_name_does_not_widen_a_small_phone(site: Site) -> None:
 
 
 @pytest.mark.browser
+def test_an_area_tied_between_two_players_does_not_widen_a_small_phone(site: Site) -> None:
+    """The legend "Sunflowers by area" says who ties for an area ("orange 2 (Anna and
+    Boris tied at 2: nobody)"); kept on one line it was 360-450 px wide in Russian and
+    Ukrainian (364 px in English on the results): every Sunflower Valley screen scrolled
+    sideways."""
+    table_id = site.create(SV_FORM, ["Anna", "Boris"])
+    for p in (0, 1):  # both players: 2 sunflowers in the orange area, a tie at the top
+        for q, r in ((2, -1), (2, 0)):
+            site.post(f"/t/{table_id}/tap", p=p, tool="sunflower", q=q, r=r)
+    wide = {}
+    for language in ("en", "ru", "uk"):
+        with viewed(site, 360, language) as page:
+            for path in ("", "/results", "/screen", "/check"):
+                page.goto(f"{site.url}/t/{table_id}{path}")
+                if page.evaluate("document.documentElement.scrollWidth") > 360:
+                    wide[language, path] = page.evaluate(STICKING_OUT)
+    assert not wide, wide
+
+
+@pytest.mark.browser
 def test_theme_switch_is_remembered_and_checked_by_axe(site: Site) -> None:
     page = site.page
     page.emulate_media(color_scheme="light")
