@@ -382,6 +382,43 @@ def test_table_rules_are_shown_and_edited(app: Flask, client: FlaskClient, table
     assert bad.status_code == 422 and stored_doc(app, table_id)["options"] == options
 
 
+def test_a_refused_rule_left_in_its_box_does_not_refuse_another_rule(
+    app: Flask, client: FlaskClient, table_id: str
+) -> None:
+    # The form sends every rule at once. A refused Valley Express value ("2.5") stays in
+    # its box; the variant changed next was refused with that box's message. As with
+    # Seasons' counters, only the field named by "changed" (static/live.js) is read.
+    rules = {"p": "0", "action": "table_rules", "variant": "standard"}
+    rules |= {f"express_{n}": str(n * n) for n in range(2, 7)}
+    bad = client.post(f"/t/{table_id}/field", data={**rules, "express_3": "2.5"}, headers=HX)
+    assert bad.status_code == 422 and "enter a whole number" in bad.get_data(as_text=True)
+    resp = client.post(
+        f"/t/{table_id}/field",
+        data={**rules, "express_3": "2.5", "variant": "kids", "changed": "variant"},
+        headers=HX,
+    )
+    assert resp.status_code == 200, resp.get_data(as_text=True)[:500]
+    options = stored_doc(app, table_id)["options"]
+    assert options["variant"] == "kids" and options["valley_express"]["3"] == 9
+    # The box changed is still read, and refused with its own message.
+    resp = client.post(
+        f"/t/{table_id}/field",
+        data={**rules, "express_4": "-1", "changed": "express_4"},
+        headers=HX,
+    )
+    assert resp.status_code == 422 and "4 settlements: -1 is out of range" in resp.get_data(
+        as_text=True
+    )
+    resp = client.post(
+        f"/t/{table_id}/field",
+        data={**rules, "variant": "kids", "express_2": "5", "changed": "express_2"},
+        headers=HX,
+    )
+    assert resp.status_code == 200
+    options = stored_doc(app, table_id)["options"]
+    assert options["valley_express"] == {"2": 5, "3": 9, "4": 16, "5": 25, "6": 36}
+
+
 def test_table_rules_show_an_imported_express_table_as_it_scores(
     app: Flask, client: FlaskClient
 ) -> None:

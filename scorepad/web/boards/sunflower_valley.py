@@ -202,6 +202,19 @@ def set_field(
     rules (variant, Valley Express table: the host's, like every shared option)."""
     if form.get("action") == "table_rules":
         options = dict(doc.get("options") or {})
+        rule_fields = {"variant", *(f"express_{n}" for n in EXPRESS_SIZES)}
+        changed = form.get("changed")
+        if changed in rule_fields:
+            # The form sends every rule; "changed" (static/live.js) names the one the host
+            # changed, and only it is read: another box still holding a refused value
+            # ("2.5") would refuse this change with its message. The others are the rules
+            # as the editor shows them.
+            shown = rules_context(options)
+            form = {
+                "variant": shown["variant"],
+                **{f"express_{n}": str(points) for n, points in shown["express"]},
+                changed: form.get(changed, ""),
+            }
         rules = table_rules(form, options.get("valley_express"))
         # Sizes the form does not list (an imported table's) are kept.
         rules["valley_express"] = {
