@@ -140,6 +140,20 @@ def test_harmonies_remove_top_and_cube(app: Flask, client: FlaskClient, harmonie
     resp = tap(client, harmonies, p=1, tool="cube", q=0, r=0)
     assert resp.status_code == 422
     assert message(resp) == "That hex is empty: a cube goes on a token."
+    # The last token under a cube: refused in the board's words. The engine's sentence,
+    # "a cube lies on the habitat it was placed on, and this hex is empty", said the hex
+    # was empty while it still showed its token.
+    tap(client, harmonies, p=1, tool="cube", q=1, r=0)
+    before = stored_doc(app, harmonies)
+    resp = tap(client, harmonies, p=1, tool="remove", q=1, r=0)
+    assert resp.status_code == 422
+    assert message(resp) == (
+        "A cube lies on that token: take the cube off first (tap it with Cube), "
+        "then remove the token."
+    )
+    assert stored_doc(app, harmonies) == before
+    tap(client, harmonies, p=1, tool="grey", q=1, r=0)  # a cube on a taller stack: allowed
+    assert tap(client, harmonies, p=1, tool="remove", q=1, r=0).status_code == 200
 
 
 @pytest.mark.parametrize(

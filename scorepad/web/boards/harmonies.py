@@ -130,6 +130,13 @@ def tap(
     elif tool == "remove":
         if not stack:
             raise EditRefused(gettext("That hex is empty: there is no token to remove."))
+        if cell.get("cube") and len(stack) == 1:  # the engine: "... and this hex is empty"
+            raise EditRefused(
+                gettext(
+                    "A cube lies on that token: take the cube off first (tap it with Cube), "
+                    "then remove the token."
+                )
+            )
         cell["stack"] = stack[:-1]
     else:
         try:
