@@ -213,6 +213,12 @@ def import_file() -> Response:
     )
     source = upload.filename if upload and upload.filename else "pasted text"
     try:
+        if (not text or not text.strip()) and upload and upload.filename:
+            # A file was chosen: saying "choose a board file" sent the player looking for
+            # a button they had used.
+            raise BoardError(
+                [gettext("the file is empty: choose the .json file a table's Export saved")]
+            )
         if not text or not text.strip():
             raise BoardError([gettext("choose a board file or paste its JSON text")])
         if isinstance(text, bytes) and is_photo(text):

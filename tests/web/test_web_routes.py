@@ -555,6 +555,22 @@ def test_a_file_that_is_not_a_board_file_is_named_and_said_so(
     assert table_count(app) == 0
 
 
+@pytest.mark.parametrize("body", [b"", b"  \n"])
+def test_an_empty_file_chosen_is_said_to_be_empty(
+    app: Flask, client: FlaskClient, body: bytes
+) -> None:
+    """A file was chosen, and it is empty: "choose a board file or paste its JSON text"
+    asked for what the player had just done."""
+    upload = {"file": (io.BytesIO(body), "scores.json")}
+    resp = client.post("/import", data=upload, content_type="multipart/form-data")
+    html = unescape(resp.get_data(as_text=True))
+    assert resp.status_code == 422
+    assert "scores.json cannot be imported; nothing was stored." in html
+    assert "the file is empty: choose the .json file a table's Export saved" in html
+    assert "choose a board file or paste" not in html
+    assert table_count(app) == 0
+
+
 def test_results_show_every_player_category_and_winner(
     app: Flask, client: FlaskClient, table_id: str
 ) -> None:
