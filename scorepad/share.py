@@ -79,7 +79,7 @@ def headline(result: Result, final: bool = True) -> str:
     game = games.get(result.game)
     if len(result.players) == 1:
         only = result.players[0]
-        return f"{game.title}: {only.name} scores {only.total} points (solo)"
+        return f"{game.title}: {only.name} scores {_points(only.total)} (solo)"
     if not final and not result.anything_scored:
         return f"{game.title}: no points yet"
     winners = " & ".join(result.winners)
@@ -89,7 +89,12 @@ def headline(result: Result, final: bool = True) -> str:
         verb = "share the win" if shared else "wins"
     else:
         verb = "share the lead" if shared else "leads"
-    return f"{game.title}: {winners} {verb} with {best} points"
+    return f"{game.title}: {winners} {verb} with {_points(best)}"
+
+
+def _points(n: int) -> str:
+    """ "1 point", "0 points", "32 points" ("with 1 points" was the recap's headline)."""
+    return f"{n} point" if n == 1 else f"{n} points"
 
 
 def recap(

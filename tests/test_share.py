@@ -87,6 +87,21 @@ def test_recap_of_a_game_still_going_on_names_its_leaders():
     assert share.headline(nothing).endswith("share the win with 0 points")
 
 
+def test_a_headline_of_one_point_says_point():
+    # A Spring Meadow phase of one covered burrow each: "share the win with 1 points".
+    doc, _ = example("seasons")
+    doc["players"] = [{"name": n, "crystals": 1, "cards_in_play": []} for n in ("Anna", "Boris")]
+    assert share.headline(games.score_text(json.dumps(doc))).endswith(
+        "Anna & Boris share the win with 1 point"
+    )
+    doc["players"] = doc["players"][:1]
+    assert share.headline(games.score_text(json.dumps(doc))) == (
+        "Seasons: Anna scores 1 point (solo)"
+    )
+    doc["players"][0]["crystals"] = 2
+    assert share.headline(games.score_text(json.dumps(doc))).endswith("scores 2 points (solo)")
+
+
 def test_recap_of_a_shared_win():
     doc, _ = example("seasons")
     doc["players"] = [doc["players"][0], dict(doc["players"][0], name="Twin")]
