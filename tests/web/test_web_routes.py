@@ -124,6 +124,25 @@ def test_a_clash_of_names_marks_both_boxes_and_the_message_takes_the_focus(
     assert not re.search(r'name="name_0"[^>]*autofocus', html)
 
 
+@pytest.mark.parametrize("typed", ["", "x", "1000", "-1", "²"])
+def test_a_refused_valley_express_value_is_shown_open_and_marked(
+    client: FlaskClient, typed: str
+) -> None:
+    """The Valley Express table sits in a closed <details>: refused, the form said
+    "Valley Express, 3 settlements: enter a whole number" over a box nobody could see."""
+    data = dict(SV_FORM, name_0="Anna", express_3=typed)
+    html = client.post("/new", data=data, headers=HX).get_data(as_text=True)
+    assert "Valley Express, 3 settlements" in html
+    assert re.search(r"<details open>\s*<summary>Valley Express table", html)
+    invalid = re.findall(r'name="express_(\d)"[^>]*aria-invalid="true"', html)
+    assert invalid == ["3"]
+    # Another refusal (two names alike) leaves the table closed, as the player left it.
+    clash = dict(SV_FORM, name_0="Anna", name_1="anna")
+    html = client.post("/new", data=clash, headers=HX).get_data(as_text=True)
+    assert re.search(r"<details>\s*<summary>Valley Express table", html)
+    assert not re.findall(r'name="express_(\d)"[^>]*aria-invalid="true"', html)
+
+
 def test_new_table_via_htmx_redirects_with_header(client: FlaskClient) -> None:
     data = dict(SV_FORM, name_0="Anna")
     resp = client.post("/new", data=data, headers=HX)
