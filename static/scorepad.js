@@ -872,4 +872,12 @@
     svg.appendChild(ring);
   });
   document.addEventListener("focusout", dropRing);
+
+  /* A field the browser refuses (a Valley Express value over 999) inside a closed
+   * <details>: the browser cannot focus it to say why, and the form's button did nothing
+   * at all ("An invalid form control is not focusable"). Its section opens first. */
+  document.addEventListener("invalid", function (e) {
+    var closed = e.target.closest && e.target.closest("details:not([open])");
+    if (closed) { closed.open = true; }
+  }, true);
 })();

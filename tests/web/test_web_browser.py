@@ -626,3 +626,22 @@ def test_paint_a_sheet_layout_then_start_a_table_with_it(page: Any) -> None:
         f'#editor [data-q="{first["q"]}"][data-r="{first["r"]}"]', "aria-label"
     )
     assert f", {turn[first['area']]}: empty" in label
+
+
+def test_a_refused_box_in_a_closed_section_is_shown_not_silently_kept(page: Any) -> None:
+    """A Valley Express value over 999 typed, its section closed again: the browser
+    refused the form without a word ("An invalid form control is not focusable"), and
+    "Start the table" seemed to do nothing. The section opens on the box, which takes the
+    focus for the browser to say why."""
+    page.goto(page.base + "/new")
+    choose_game(page, "sunflower-valley")
+    summary = page.locator("#new-form summary")
+    summary.click()
+    page.fill("input[name=express_3]", "1000")
+    summary.click()  # closed again
+    page.fill("input[name=name_0]", "Anna")
+    page.click("#new-form button[type=submit]")
+    page.wait_for_function("document.activeElement.name === 'express_3'")
+    assert page.locator("#new-form details[open]").count() == 1
+    assert page.locator("input[name=express_3]").is_visible()
+    assert re.search(r"/new", page.url)  # nothing sent, nothing stored
