@@ -192,6 +192,19 @@ def test_a_refusal_in_the_engines_words_leaves_out_the_player_and_cell(
         assert _sentence(problems) == said
 
 
+def test_the_spirit_cube_is_ticked_only_once_a_spirit_is_chosen(
+    client: FlaskClient, harmonies: str
+) -> None:
+    # Ticked under "No spirit", the box was unticked by the answer without a word (nothing
+    # to place a cube for): it is offered once a spirit card is chosen.
+    box = re.compile(r'<input type="checkbox" name="placed"[^>]*>')
+    html = client.get(f"/t/{harmonies}?p=0").get_data(as_text=True)
+    assert "disabled" in box.search(html).group(0)
+    field(client, harmonies, p=0, action="spirit", spirit=35)
+    html = client.get(f"/t/{harmonies}?p=0").get_data(as_text=True)
+    assert "disabled" not in box.search(html).group(0)
+
+
 def test_harmonies_cards_and_spirit(app: Flask, client: FlaskClient, harmonies: str) -> None:
     assert field(client, harmonies, p=0, action="add_animal", card=5).status_code == 200
     assert field(client, harmonies, p=0, action="cubes", card=5, cubes=2).status_code == 200
