@@ -12,7 +12,8 @@ Rights (:class:`Rights`):
 - the host edits every board, and alone may free seats, let everyone edit, finish or reopen
   and delete the table;
 - a seat edits its own board, and every board when the host lets everyone edit;
-- anyone else who has the table's address sees it read-only and may claim a free seat;
+- anyone else who has the table's address sees it read-only and may claim a free seat
+  (a phone whose seat the host freed too: its refusals say so, :attr:`Rights.freed`);
 - a finished table is read-only for everybody.
 """
 
@@ -93,6 +94,9 @@ class Rights:
     seat: int | None
     everyone_edits: bool
     finished: bool
+    #: The host freed this phone's seat (and it has taken none since): it edits nothing, and
+    #: a refusal says so rather than naming the board's owner.
+    freed: bool = False
 
     def can_edit(self, player: int) -> bool:
         if self.finished:
@@ -137,6 +141,7 @@ def rights_at(table_id: str) -> Rights:
         seat=mine.seat if mine else None,
         everyone_edits=False,
         finished=False,
+        freed=bool(mine and mine.freed),
     )
 
 
@@ -162,6 +167,8 @@ def check_change(
     for i in changed_boards(before.doc, doc):
         if not found.can_edit(i):
             name = names[i] if i < len(names) else str(i + 1)
+            if found.freed:
+                raise Forbidden(seat_freed(name))
             raise Forbidden(
                 gettext(
                     "That would change %(name)s's board, which only %(name)s's phone or the "
@@ -173,6 +180,18 @@ def check_change(
         raise Forbidden(
             gettext("Only the host (or everyone, when the host allows it) can change that.")
         )
+
+
+def seat_freed(name: str) -> str:
+    """Why a phone whose seat the host freed may not edit ``name``'s board (it may have been
+    that board's phone), and what it can do."""
+    return str(
+        gettext(
+            "The host freed your seat at this table, so this phone can no longer edit "
+            "%(name)s's board. To edit again, take a seat from the join page.",
+            name=name,
+        )
+    )
 
 
 def changed_boards(old: dict[str, Any], new: dict[str, Any]) -> list[int]:

@@ -436,6 +436,8 @@ def require_editable(found: access.Rights, stored: db.StoredTable, player: int) 
     if rights.can_edit(player):
         return rights
     access.check_change(rights, stored, stored.doc, stored.meta, _names(stored))
+    if rights.freed:
+        raise access.Forbidden(access.seat_freed(_names(stored)[player]))
     raise access.Forbidden(
         gettext(
             "This is %(name)s's board: only %(name)s's phone or the host can edit it.",

@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+from html import unescape
 
 import pytest
 import sqlalchemy as sa
@@ -224,6 +225,37 @@ def test_host_frees_a_seat(app: Flask, client: FlaskClient, table_id: str) -> No
     assert table_id not in boris.get("/").get_data(as_text=True)
     assert claim(vera, table_id, 1) == 303  # the seat is free for someone else
     assert tap(vera, table_id, p=1, tool="house", q=0, r=0).status_code == 200
+
+
+def test_a_freed_phone_is_told_the_host_freed_its_seat(
+    app: Flask, client: FlaskClient, table_id: str
+) -> None:
+    """Boris's phone, its seat freed by the host, taps its board: the refusal said "only
+    Boris's phone or the host can edit it" to the phone that was Boris's. It says the host
+    freed the seat and how to edit again; a phone that never sat is told as before."""
+    boris, watcher = phone(app), phone(app)
+    claim(boris, table_id, 1)
+    assert tap(boris, table_id, p=1, tool="house", q=0, r=0).status_code == 200
+    assert client.post(f"/t/{table_id}/seats/1/free").status_code == 303
+    resp = tap(boris, table_id, p=1, tool="sheep", q=0, r=1)
+    said = unescape(resp.get_data(as_text=True))
+    assert resp.status_code == 403
+    assert "The host freed your seat at this table" in said
+    assert "take a seat from the join page" in said and f"/t/{table_id}/join" in said
+    assert "only Boris's phone" not in said
+    # Undo of its own step, from the page drawn while seated: the same reason.
+    resp = boris.post(f"/t/{table_id}/undo", data={"p": "1"}, headers=HX)
+    assert resp.status_code == 403 and "freed your seat" in resp.get_data(as_text=True)
+    page = unescape(boris.get(f"/t/{table_id}?p=1").get_data(as_text=True))
+    assert "The host freed your seat: you are watching this table." in page
+    assert table_id not in boris.get("/").get_data(as_text=True)  # still not in its list
+    # A phone that never held a seat is not told a seat of its was freed.
+    said = unescape(tap(watcher, table_id, p=1, tool="sheep", q=0, r=1).get_data(as_text=True))
+    assert "only Boris's phone or the host can edit it" in said and "freed" not in said
+    # Seated again, the phone edits and the banner is gone.
+    assert claim(boris, table_id, 1) == 303
+    assert tap(boris, table_id, p=1, tool="sheep", q=0, r=1).status_code == 200
+    assert "freed" not in boris.get(f"/t/{table_id}?p=1").get_data(as_text=True)
 
 
 def test_only_the_host_finishes_or_deletes(app: Flask, client: FlaskClient, table_id: str) -> None:

@@ -1,7 +1,9 @@
 """Sharing a table: its host, the seats phones hold, finishing it, join codes.
 
 ``members`` binds a phone (the SHA-256 of the secret key its browser holds, see
-:mod:`scorepad.web.access`) to a table as its host and/or to one seat.
+:mod:`scorepad.web.access`) to a table as its host and/or to one seat. A row that is
+neither is a phone whose seat the host freed: it has no right at the table (nor the table
+in its list), and is kept only so that its refusals can say why.
 """
 
 from __future__ import annotations
@@ -33,6 +35,11 @@ class Member:
     host: bool
     seat: int | None
     joined_at: datetime
+
+    @property
+    def freed(self) -> bool:
+        """A phone whose seat the host took back (:func:`free_seat`), seated nowhere since."""
+        return not self.host and self.seat is None
 
 
 def table_state(table_id: str) -> tuple[int, bool]:
@@ -111,19 +118,17 @@ def _make_member(conn: Connection, table_id: str, device: str, **change: Any) ->
 def free_seat(table_id: str, seat: int) -> bool:
     """Take a seat back from the phone holding it (the host's decision); False if it was free.
 
-    A phone that was only that seat is no longer a member: it loses the table from its list
-    and every right to edit it.
+    A phone that was only that seat keeps a row with no seat (:attr:`Member.freed`): it
+    loses the table from its list and every right to edit it, and its refusals say that
+    the host freed its seat (not that the board is another phone's).
     """
     with writing() as conn:
         locked(conn, table_id)
         taken = members.c.table_id == table_id, members.c.seat == seat
-        holder = conn.execute(sa.select(members.c.host).where(*taken)).first()
+        holder = conn.execute(sa.select(members.c.device).where(*taken)).first()
         if holder is None:
             return False
-        if holder.host:
-            conn.execute(members.update().where(*taken).values(seat=None))
-        else:
-            conn.execute(members.delete().where(*taken))
+        conn.execute(members.update().where(*taken).values(seat=None))
         _move_on(conn, table_id)  # that phone's poll redraws what it may do
         return True
 

@@ -156,6 +156,8 @@ def _mine(columns: Sequence[Any], device: str, limit: int, finished: bool) -> sa
         sa.select(*columns)
         .join(members, members.c.table_id == score_tables.c.id)
         .where(members.c.device == device)
+        # not a table whose host freed this phone's seat (a row kept to say so)
+        .where(sa.or_(members.c.host, members.c.seat.is_not(None)))
         .order_by(score_tables.c.updated_at.desc())
         .limit(limit)
     )
