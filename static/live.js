@@ -179,6 +179,27 @@
     if (live && ed.contains(live)) { htmx.trigger(live, "htmx:abort"); }
   });
 
+  /* The table was deleted while this page was open: the poll's answer, 286, stopped the
+   * polling (htmx) and put "Table deleted" in the banner. The page no longer looks or acts
+   * editable: it is inert (no tap, field or button takes a press or the focus) and greyed,
+   * and the banner keeps its message (data-lasting: no later answer is swapped over it,
+   * nor does the player's next click clear it). */
+  document.addEventListener("htmx:afterRequest", function (e) {
+    var elt = e.detail.elt, xhr = e.detail.xhr;
+    if (!elt || elt.id !== "live" || !xhr || xhr.status !== 286) { return; }
+    var main = document.getElementById("main");
+    if (main) {
+      main.inert = true;
+      main.classList.add("gone");
+    }
+  });
+  document.addEventListener("htmx:beforeSwap", function (e) {
+    var target = e.detail.target;
+    if (target && target.id === "flash" && target.querySelector("[data-lasting]")) {
+      e.detail.shouldSwap = false;
+    }
+  });
+
   /* "Copy the recap": the clipboard when the browser allows it, else the text selected. */
   document.addEventListener("click", function (e) {
     var button = e.target.closest && e.target.closest("[data-copy]");

@@ -462,7 +462,7 @@
 
   function flash(text) {
     var f = document.getElementById("flash");
-    if (!f || !text) { return; }
+    if (!f || !text || f.querySelector("[data-lasting]")) { return; }
     f.innerHTML = "";
     var box = document.createElement("div");
     box.className = "flash flash-error";
@@ -510,7 +510,7 @@
    * made before it (still on its way when a photo failed) may wipe it unread. */
   function clearFlash() {
     var f = document.getElementById("flash");
-    if (f) { f.innerHTML = ""; }
+    if (f && !f.querySelector("[data-lasting]")) { f.innerHTML = ""; } /* a deleted table's */
   }
   document.addEventListener("click", clearFlash, true);
   document.addEventListener("change", clearFlash, true);

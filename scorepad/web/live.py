@@ -11,7 +11,10 @@ Every page of a table carries ``<div id="live">``, which htmx polls every :data:
   whole big screen, the results;
 - finished: editors and results are sent to the final results (``HX-Redirect``), the big
   screen shows them. A finished table's pages go on polling, every :data:`FINISHED_POLL_MS`:
-  when the host reopens it, they come back to life without a reload.
+  when the host reopens it, they come back to life without a reload;
+- gone (the host deleted it): **286**, htmx's "stop polling", with a message for the
+  page's banner that the table was deleted (``static/live.js`` then makes the page inert,
+  so that its board no longer looks editable).
 
 Finishing a table moves its version on, so a finished table is noticed like any edit.
 """
@@ -25,7 +28,7 @@ from flask import Blueprint, Response, make_response, render_template, request, 
 from scorepad.web import db
 from scorepad.web.boards import player_index
 from scorepad.web.editor import boards_context, editor_context
-from scorepad.web.htmx import holds_version, page_or_fragment, versioned
+from scorepad.web.htmx import holds_version, is_htmx, page_or_fragment, versioned
 from scorepad.web.seats import join_code
 
 bp = Blueprint("live", __name__)
@@ -35,6 +38,8 @@ POLL_MS = 1500
 #: How often the pages of a finished table poll (only a reopening changes them).
 FINISHED_POLL_MS = 15_000
 VIEWS = ("editor", "screen", "results")
+#: htmx stops polling an element whose poll is answered with this status.
+STOP_POLLING = 286
 
 
 @bp.get("/t/<table_id>/live")
@@ -42,7 +47,12 @@ def poll(table_id: str) -> Response:
     view = request.args.get("view", "editor")
     if view not in VIEWS:
         view = "editor"
-    version, finished = db.table_state(table_id)
+    try:
+        version, finished = db.table_state(table_id)
+    except db.NotFound:
+        if not is_htmx():
+            raise  # the usual 404 page, naming nothing
+        return gone()
     if request.args.get("v") == str(version) or holds_version(version):
         return versioned(make_response("", 204 if request.args.get("v") else 304), version)
     stored = db.get_table(table_id)
@@ -53,6 +63,16 @@ def poll(table_id: str) -> Response:
     ctx = screen_context(stored) if view == "screen" else view_context(stored, view)
     html = render_template("live/_poll.html", view=view, **ctx)
     return versioned(make_response(html), version)
+
+
+def gone() -> Response:
+    """A poll of a table no longer stored: its page was drawn from it, so the host deleted
+    it (deleting is the only way a table goes). The answer stops the polling (a 404 was
+    asked again every 1.5 s) and says so in the page's banner."""
+    resp = make_response(render_template("live/_gone.html"), STOP_POLLING)
+    resp.headers["HX-Retarget"] = "#flash"
+    resp.headers["HX-Reswap"] = "innerHTML"
+    return resp
 
 
 def view_context(stored: db.StoredTable, view: str) -> dict[str, Any]:

@@ -166,3 +166,18 @@ def test_the_big_screen_is_read_only(app: Flask, client: FlaskClient, table_id: 
     assert f"Leading: {', '.join(result.winners)}" in html
     code = re.search(r'class="join-code">(\w+)<', html)
     assert code  # so more phones can join from the big screen
+
+
+def test_a_poll_of_a_deleted_table_stops_the_polling(client: FlaskClient, table_id: str) -> None:
+    """The host deleted the table while another page of it was open: its poll got the 404
+    page in its banner every 1.5 s. It gets 286 (htmx stops polling) and a banner saying the
+    table was deleted; outside htmx the address is the usual 404."""
+    url = live_url(client.get(f"/t/{table_id}").get_data(as_text=True))
+    assert client.post(f"/t/{table_id}/delete").status_code == 303
+    resp = client.get(url, headers=HX)
+    html = resp.get_data(as_text=True)
+    assert resp.status_code == live.STOP_POLLING == 286
+    assert resp.headers["HX-Retarget"] == "#flash" and resp.headers["HX-Reswap"] == "innerHTML"
+    assert "Table deleted" in html and "no longer exists" in html and "data-lasting" in html
+    assert "Not found" not in html
+    assert client.get(url).status_code == 404

@@ -347,3 +347,37 @@ def test_a_field_and_a_tap_at_once_are_both_kept(page: Any) -> None:
     page.reload()
     assert page.get_attribute('#editor [data-q="0"][data-r="0"]', "data-item") == "house"
     assert page.input_value("input[name=residents]") == "5"
+
+
+def test_a_table_deleted_under_a_guests_editor_stops_its_polling(
+    phones: list[Any], live_server: LiveServer
+) -> None:
+    """Boris has his editor open when the host deletes the table: the page said "Not
+    found. There is nothing at this address." above a board that still looked editable, and
+    went on polling every 1.5 s for more 404s. The poll's 286 stops the polling, the banner
+    says the table was deleted, and the page is inert and greyed."""
+    host, guest, _ = phones
+    base = live_server.url
+    live_server.app.config["LIVE_POLL_MS"] = 300
+    table = start_anna_and_boris(host, base)
+    seat_boris(guest, base, table)
+    polls: list[str] = []
+    guest.on("request", lambda r: polls.append(r.url) if "/live?" in r.url else None)
+    guest.wait_for_timeout(700)
+    assert polls, "the editor does not poll"
+    host.on("dialog", lambda d: d.accept())  # "Delete this table and its history?"
+    host.goto(f"{base}/t/{table}/results")
+    host.click("button:has-text('Delete this table')")
+    host.wait_for_url(re.compile(r".*/$"))
+    guest.wait_for_selector("#flash #table-gone", timeout=5000)
+    said = guest.text_content("#flash")
+    assert "Table deleted" in said and "no longer exists" in said and "Not found" not in said
+    assert guest.evaluate("document.getElementById('main').inert")
+    asked = len(polls)
+    guest.wait_for_timeout(1500)  # five polls' worth
+    assert len(polls) == asked, "the page still polls a deleted table"
+    # Nothing on the page takes a tap any more, and the banner stays after a click.
+    guest.mouse.click(20, guest.viewport_size["height"] - 20)
+    cell = guest.locator('#editor [data-q="0"][data-r="0"]')
+    assert not guest.evaluate("(el) => el.closest('[inert]') === null", cell.element_handle())
+    assert guest.locator("#flash #table-gone").count() == 1
