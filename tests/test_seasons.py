@@ -473,7 +473,7 @@ def test_a_player_alone_is_warned_about() -> None:
     assert result.warnings == ("Seasons is for 2 to 4 players; scored for one player alone",)
     (helm,) = effects(result)
     # "more power cards in play than each of your opponents" holds with no opponent at all.
-    assert (helm["points"], helm["why"]) == (20, "1 cards in play and no opponent")
+    assert (helm["points"], helm["why"]) == (20, "1 card in play and no opponent")  # not "1 cards"
 
 
 def test_an_ordinary_table_has_no_warnings() -> None:

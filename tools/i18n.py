@@ -34,6 +34,7 @@ KEYWORDS = {
     "lazy_ngettext": (1, 2),
     "lazy_pgettext": ((1, "c"), 2),
     "NP_": ((1, "c"), 2),
+    "Nn_": (1, 2),  # scorepad.web.vocab: an engine sentence in two forms by its count
 }
 
 

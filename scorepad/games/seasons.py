@@ -276,7 +276,7 @@ def _effect(card_id: int, points: int, why: str) -> dict[str, Any]:
 
 def _helm(s: Sorcerer, others: Sequence[Sorcerer]) -> dict[str, Any]:
     """Ragfield's Helm: +20 with strictly more power cards in play than each opponent."""
-    mine = f"{s.in_play} cards in play"
+    mine = f"{s.in_play} card in play" if s.in_play == 1 else f"{s.in_play} cards in play"
     beaten = [o for o in others if o.in_play >= s.in_play]
     if not others:
         return _effect(RAGFIELDS_HELM, HELM_BONUS, f"{mine} and no opponent")

@@ -31,6 +31,7 @@ from flask_babel import (  # type: ignore[import-untyped]
     get_locale,
     get_translations,
     gettext,
+    ngettext,
     pgettext,
 )
 
@@ -412,10 +413,7 @@ SENTENCES = (
         "solo value #%(i)s (%(a)s) is more than #%(j)s (%(b)s); the signpost's values only go "
         "down as the game goes on"
     ),
-    # Seasons: end-of-game effects, warnings, refusals
-    N_("%(n)s cards in play and no opponent"),
-    N_("%(n)s cards in play, not more than %(others)s"),
-    N_("%(n)s cards in play, more than each opponent (%(others)s)"),
+    # Seasons: end-of-game effects, warnings, refusals (the counted ones: PLURAL_SENTENCES)
     N_("%(n)s energy in reserve × 3"),
     N_("familiars in play: %(cards)s"),
     N_("only magic items in play"),
@@ -565,6 +563,29 @@ SENTENCES = (
     N_("and"),
 )
 
+
+def Nn_(singular: str, plural: str) -> tuple[str, str]:
+    """Marks an engine sentence said in two forms by its count ``%(n)s`` ("1 card", "2
+    cards") for extraction (``tools/i18n.py``: a plural message); translated with
+    ``ngettext``, which gives Russian and Ukrainian their three forms."""
+    return singular, plural
+
+
+#: The engines' sentences whose wording follows a count, always ``%(n)s``: each form is
+#: read as :data:`SENTENCES` are, and translated in the form for that count.
+PLURAL_SENTENCES = (
+    # Seasons: Ragfield's Helm
+    Nn_("%(n)s card in play and no opponent", "%(n)s cards in play and no opponent"),
+    Nn_(
+        "%(n)s card in play, not more than %(others)s",
+        "%(n)s cards in play, not more than %(others)s",
+    ),
+    Nn_(
+        "%(n)s card in play, more than each opponent (%(others)s)",
+        "%(n)s cards in play, more than each opponent (%(others)s)",
+    ),
+)
+
 #: What Python's JSON parser says is wrong (``%(detail)s`` of "malformed JSON ..."); other
 #: details (rarer ones, with positions in them) stay as they are.
 JSON_DETAILS = (
@@ -599,14 +620,22 @@ def _group(name: str) -> str:
     return f"(?P<{name}>{shape})"
 
 
+def _pattern(template: str) -> re.Pattern[str]:
+    """A template as an anchored pattern with one group per placeholder."""
+    parts = _PLACEHOLDER.split(template)
+    regex = "".join(_group(part) if i % 2 else re.escape(part) for i, part in enumerate(parts))
+    return re.compile(regex, re.DOTALL)
+
+
 @cache
-def _patterns() -> tuple[tuple[re.Pattern[str], str], ...]:
-    """Each template as an anchored pattern with one group per placeholder."""
-    found = []
-    for template in SENTENCES:
-        parts = _PLACEHOLDER.split(template)
-        regex = "".join(_group(part) if i % 2 else re.escape(part) for i, part in enumerate(parts))
-        found.append((re.compile(regex, re.DOTALL), template))
+def _patterns() -> tuple[tuple[re.Pattern[str], str, str | None], ...]:
+    """Each template's pattern, the template and, for a counted one, its plural (each of
+    its two forms reads a sentence, and both translate as the pair)."""
+    found: list[tuple[re.Pattern[str], str, str | None]] = [
+        (_pattern(template), template, None) for template in SENTENCES
+    ]
+    for singular, plural in PLURAL_SENTENCES:
+        found += [(_pattern(singular), singular, plural), (_pattern(plural), singular, plural)]
     return tuple(found)
 
 
@@ -656,7 +685,7 @@ def _phrase(text: str) -> str | None:
     if text in _PLAIN:
         return str(gettext(text))
     best: tuple[int, str] | None = None
-    for pattern, template in _patterns():
+    for pattern, template, plural in _patterns():
         match = pattern.fullmatch(text)
         if match is None:
             continue
@@ -666,7 +695,11 @@ def _phrase(text: str) -> str | None:
         pieces = {name: _piece(name, value) for name, value in match.groupdict().items()}
         if any(p is None for p in pieces.values()):
             continue
-        best = (kept, str(gettext(template, **pieces)))
+        if plural is None:
+            best = (kept, str(gettext(template, **pieces)))
+        else:  # the form for the count (its size: a count is never negative here)
+            count = abs(int(match["n"]))
+            best = (kept, str(ngettext(template, plural, count, **pieces)))
     return None if best is None else best[1]
 
 

@@ -372,6 +372,36 @@ def test_headlines_tiebreaks_and_plurals_in_russian(app: Flask) -> None:
         assert vocab.headline(result, False) == "Sunflower Valley: Vera leads with 32 points"
 
 
+def test_a_counted_seasons_reason_takes_the_form_for_its_count(app: Flask) -> None:
+    """Ragfield's Helm with one card in play read "1 cards in play" (and Russian sidestepped
+    the count, "карт в игре: 1"): each language now has the form for the count."""
+    boris = {"name": "Boris", "crystals": 0, "cards_in_play": [ss.RAGFIELDS_HELM]}
+    anna = {**boris, "name": "Anna", "cards_in_play": [ss.RAGFIELDS_HELM, 45]}
+    result = ss.GAME.score(ss.GAME.parse({"game": "seasons", "players": [anna, boris]}))
+    helm = {p.name: p.details["end_of_game"][0]["why"] for p in result.players}
+    assert helm == {
+        "Anna": "2 cards in play, more than each opponent (Boris 1)",
+        "Boris": "1 card in play, not more than Anna 2",
+    }
+    alone = "{} in play and no opponent"
+    expected = {
+        "en": ["1 card", "2 cards", "5 cards", "21 cards"],
+        "ru": ["1 карта в игре", "2 карты в игре", "5 карт в игре", "21 карта в игре"],
+        "uk": ["1 карта в грі", "2 карти в грі", "5 карт у грі", "21 карта в грі"],
+    }
+    for language, forms in expected.items():
+        with app.test_request_context(headers={"Accept-Language": language}):
+            said = [
+                vocab.sentence(alone.format(f"{n} card" if n == 1 else f"{n} cards"))
+                for n in (1, 2, 5, 21)
+            ]
+            assert [s.split(",")[0].replace(" and no opponent", "") for s in said] == [
+                f if language != "en" else f"{f} in play" for f in forms
+            ], language
+            if language == "ru":
+                assert vocab.sentence(helm["Boris"]) == "1 карта в игре, не больше, чем у: Anna 2"
+
+
 def test_every_engine_term_has_a_translation(russian: None) -> None:
     terms = [label for name in games.available() for label in games.get(name).categories.values()]
     terms += [g.title for g in (games.get(n) for n in games.available())]
