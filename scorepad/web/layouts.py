@@ -9,6 +9,7 @@ stored as the engine's layout document and checked by the engine's ``parse_layou
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 from flask import Blueprint, Response, request
@@ -22,6 +23,9 @@ from scorepad.web.htmx import page_or_fragment, redirect_to
 from scorepad.web.seats import client_address, limit_setting
 
 bp = Blueprint("layouts", __name__, url_prefix="/layouts")
+
+#: The most characters of a layout's name.
+MAX_LAYOUT_NAME = 80
 
 #: (layouts, seconds) one client address may create or copy: plenty for a group painting its
 #: sheets, too few to bury everyone's list (every phone sees every layout).
@@ -86,10 +90,12 @@ def create() -> Response:
     message = None
     if board_kit is None:
         message = gettext("Choose one of the listed games.")
-    elif not name or len(name) > 80 or not readable_name(name):
+    elif not name:
         message = gettext(
             "Give the layout a name (up to 80 characters), e.g. the letter of the sheet."
         )
+    else:
+        message = name_problem(name)
     if message or board_kit is None:
         return render_list(message, 422)
     if (refused := _too_many()) is not None:
@@ -108,7 +114,7 @@ def copy(layout_id: str) -> Response:
     if (refused := _too_many()) is not None:
         return refused
     base = stored.name  # shortened until "… (copy)" fits the 80 characters of a name
-    while len(gettext("%(name)s (copy)", name=base)) > 80:
+    while len(gettext("%(name)s (copy)", name=base)) > MAX_LAYOUT_NAME:
         base = base[:-1].rstrip()
     name = gettext("%(name)s (copy)", name=base)
     data = {**stored.data, "name": name}
@@ -177,14 +183,34 @@ def tap(layout_id: str) -> Response:
     return render_layout(stored)
 
 
+def name_problem(name: str) -> str | None:
+    """What is wrong with a layout's new name (already stripped of spaces), said as such: a
+    name of spaces alone was told it "needs a name of 1 to 80 characters"."""
+    if len(name) > MAX_LAYOUT_NAME:
+        return str(
+            gettext(
+                "The name is too long: a layout's name has at most %(n)s characters (this one "
+                "has %(m)s).",
+                n=MAX_LAYOUT_NAME,
+                m=len(name),
+            )
+        )
+    if any(unicodedata.category(ch) == "Cc" for ch in name):
+        return str(
+            gettext("The name holds a control character (a tab or a line break): type it again.")
+        )
+    if not readable_name(name):  # nothing but spaces, or invisible characters
+        return str(gettext("The name is blank: type a name (spaces alone are not one)."))
+    return None
+
+
 @bp.post("/<layout_id>/rename")
 def rename(layout_id: str) -> Response:
     stored = db.get_layout(layout_id)
     if (refused := not_yours(stored)) is not None:
         return refused
     name = request.form.get("name", "").strip()
-    if not name or len(name) > 80 or not readable_name(name):
-        message = gettext("A layout needs a name of 1 to 80 characters.")
+    if (message := name_problem(name)) is not None:
         return render_layout(stored, message, 422)
 
     def change(current: db.StoredLayout) -> tuple[str, dict[str, Any]]:

@@ -48,9 +48,10 @@ def test_new_layout_needs_a_name_and_a_game(client: FlaskClient) -> None:
     assert resp.status_code == 422 and "Give the layout a name" in resp.get_data(as_text=True)
     resp = client.post("/layouts", data={"game": "chess", "name": "x"}, headers=HX)
     assert resp.status_code == 422
-    for name in ("L\x00x", "\u200b", "A\nB"):  # nothing to read back (PostgreSQL: no NUL)
+    said = {"L\x00x": "control character", "\u200b": "blank", "A\nB": "control character"}
+    for name, why in said.items():  # nothing to read back (PostgreSQL: no NUL)
         resp = client.post("/layouts", data={"game": "spring-meadow", "name": name}, headers=HX)
-        assert resp.status_code == 422 and "Give the layout a name" in resp.get_data(as_text=True)
+        assert resp.status_code == 422 and why in resp.get_data(as_text=True)
     # A refused form keeps what was chosen: the next try does not make another game's layout.
     typed = {"game": "spring-meadow", "name": "   ", "start": "example"}
     html = client.post("/layouts", data=typed, headers=HX).get_data(as_text=True)
@@ -143,6 +144,28 @@ def test_rename_and_delete_layout(app: Flask, client: FlaskClient) -> None:
     assert layout_data(app, layout_id)["name"] == "Sheet D"
     assert client.post(f"/layouts/{layout_id}/delete").status_code == 303
     assert client.get(f"/layouts/{layout_id}").status_code == 404
+
+
+def test_a_refused_layout_name_is_said_for_what_it_is(app: Flask, client: FlaskClient) -> None:
+    """Renamed to spaces alone, a layout was told it "needs a name of 1 to 80 characters":
+    the name is blank, and a name too long or holding a tab is told so."""
+    layout_id = create_layout(client, "sunflower-valley", "Sheet C")
+    said = {
+        "   ": "The name is blank",
+        "\u200b ": "The name is blank",  # a zero-width space: nothing to see either
+        "Sheet\tC": "control character",
+        "x" * 81: "at most 80 characters (this one has 81)",
+    }
+    for name, reason in said.items():
+        resp = client.post(f"/layouts/{layout_id}/rename", data={"name": name}, headers=HX)
+        html = unescape(resp.get_data(as_text=True))
+        assert resp.status_code == 422 and reason in html, name
+        assert "1 to 80 characters" not in html
+    assert layout_data(app, layout_id)["name"] == "Sheet C"
+    made = client.post("/layouts", data={"game": "sunflower-valley", "name": "\u200b"}, headers=HX)
+    assert made.status_code == 422 and "The name is blank" in made.get_data(as_text=True)
+    made = client.post("/layouts", data={"game": "sunflower-valley", "name": "  "}, headers=HX)
+    assert made.status_code == 422 and "Give the layout a name" in made.get_data(as_text=True)
 
 
 def test_only_the_phone_that_made_a_layout_changes_it(app: Flask, client: FlaskClient) -> None:
