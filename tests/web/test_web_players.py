@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from html import unescape
 from statistics import mean
 from typing import Any
 
@@ -28,6 +29,20 @@ def stat(block: str, key: str) -> str:
     found = re.search(rf'data-stat="{key}">([^<]*)<', block)
     assert found, key
     return found.group(1)
+
+
+def test_with_no_finished_table_the_way_to_finish_one_is_said_truly(
+    client: FlaskClient,
+) -> None:
+    """The statistics said tables are finished from "Invite & seats"; the results page has
+    "Finish table" too, and a solo table (no one to invite) shows its host no link to
+    "Invite & seats" at all. The text names the results page's button."""
+    said = unescape(client.get("/players").get_data(as_text=True))
+    assert "The host finishes a table with “Finish table” on its results page" in said
+    solo = new_table(client, SV_FORM, ["Anna"])
+    assert 'id="seats-link"' not in client.get(f"/t/{solo}").get_data(as_text=True)
+    results = client.get(f"/t/{solo}/results").get_data(as_text=True)
+    assert re.search(r'<button type="submit" id="finish">Finish table</button>', results)
 
 
 def test_roster_suggests_recurring_names(app: Flask, client: FlaskClient) -> None:
