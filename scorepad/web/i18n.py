@@ -116,6 +116,7 @@ def init_app(app: Flask) -> None:
         term=per_request(vocab.term),
         sentence=per_request(vocab.sentence),
         table_title=per_request(vocab.table_title),
+        card_name=vocab.card_name,
     )
     app.register_blueprint(bp)
 

@@ -151,7 +151,7 @@ BOARDS = (
     N_("a Spring Meadow board"),
 )
 
-#: Harmonies animal cards by the first name the catalogue gives them.
+#: Harmonies animal cards by the first name the catalogue gives them (:func:`card_name`).
 ANIMALS = (
     N_("alligator"),
     N_("ray"),
@@ -181,10 +181,10 @@ ANIMALS = (
     N_("meerkat"),
     N_("crow"),
     N_("alpaca"),
-    N_("arctic fox (*)"),
+    N_("arctic fox"),
     N_("raccoon"),
     N_("ladybug"),
-    N_("panther (*)"),
+    N_("panther"),
 )
 
 #: Harmonies spirit cards as the catalogue words their effect.
@@ -281,6 +281,18 @@ def words() -> Words:
     """The current language's :class:`Words`."""
     english = _english()
     return Words(english, None if english else get_translations())
+
+
+#: What the rules' card list writes after two animal names ("arctic fox (*)", "panther (*)"),
+#: explained nowhere in the digest or the rulebook. The digest warns that card names differ
+#: between editions and that a card is known by its number and point track, which every
+#: screen shows beside the name: the mark is left out rather than shown unexplained.
+NAME_MARK = " (*)"
+
+
+def card_name(name: str) -> str:
+    """A Harmonies animal card's name as shown (in English, before :func:`term`)."""
+    return name.removesuffix(NAME_MARK)
 
 
 def table_title(title: str) -> str:

@@ -406,7 +406,7 @@ def test_every_engine_term_has_a_translation(russian: None) -> None:
     terms = [label for name in games.available() for label in games.get(name).categories.values()]
     terms += [g.title for g in (games.get(n) for n in games.available())]
     terms += list(sm.SQUARE_CODES.values())
-    terms += [card.names[0] for card in hm.ANIMAL_CARDS.values()]
+    terms += [vocab.card_name(card.names[0]) for card in hm.ANIMAL_CARDS.values()]
     terms += list(hm.SPIRIT_CARDS.values())
     terms += sorted({c.type for c in ss.CARDS.values()} | {c.set for c in ss.CARDS.values()})
     terms += ["adjacent", "herd", "settlement", "railway", "houses", "sunflowers", "residents"]

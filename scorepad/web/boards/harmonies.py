@@ -34,7 +34,7 @@ from scorepad.web.boards import (
     with_player_copy,
 )
 from scorepad.web.svg import canvas
-from scorepad.web.vocab import N_, NP_, Words, sentence, words
+from scorepad.web.vocab import N_, NP_, Words, card_name, sentence, words
 
 NAME = "harmonies"
 MODULE = "harmonies"
@@ -315,7 +315,8 @@ def _cards_held_elsewhere(doc: Mapping[str, Any], player: int) -> dict[int, str]
 
 def card_label(w: Words, card_id: int) -> str:
     card = hm.ANIMAL_CARDS[card_id]
-    return f"#{card_id} {w.term(card.names[0])} · {'-'.join(str(t) for t in card.track)}"
+    name = w.term(card_name(card.names[0]))
+    return f"#{card_id} {name} · {'-'.join(str(t) for t in card.track)}"
 
 
 def board(
