@@ -595,7 +595,9 @@
    * editor, the paper check: any swap target with an id) gets it back in the new region,
    * found by what it is (a cell's place, a field's name, a button's action, a link's
    * address, an id), else by its place among the region's focusable elements, the next
-   * enabled one when that one is now disabled (the last Undo). */
+   * enabled one when that one is now disabled. (Undo and Redo are never disabled: with
+   * nothing left to take they are aria-disabled and keep the focus, which had moved on
+   * from the last Undo to Redo, where Enter again redid the step.) */
   var FOCUSABLE = "a[href], button, input, select, textarea, summary, [tabindex]";
   var focused = null;
   function attr(name, value) { return "[" + name + '="' + String(value).replace(/["\\]/g, "\\$&") + '"]'; }

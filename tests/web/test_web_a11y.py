@@ -634,6 +634,41 @@ def test_the_keyboard_keeps_its_place_when_the_editor_is_redrawn(site: Site) -> 
     assert page.evaluate("document.activeElement.textContent.trim()") == "Undo"
 
 
+@pytest.mark.browser
+def test_enter_on_the_last_undo_never_turns_into_redo(site: Site) -> None:
+    """Undo focused, Enter: the step was undone, Undo became disabled and the focus moved on
+    to the next enabled button, Redo, so Enter again redid the step. Undo with nothing left
+    is aria-disabled instead: the focus stays on it and Enter again does nothing."""
+    table_id = site.create(SV_FORM, ["Anna"])
+    page = site.page
+    page.goto(f"{site.url}/t/{table_id}")
+    page.click("#palette input[value='house'] + span")
+    page.click('#editor [data-q="0"][data-r="0"]')
+    page.wait_for_selector('#editor [data-q="0"][data-r="0"][data-item="house"]')
+    page.focus("#undo")
+    page.keyboard.press("Enter")
+    page.wait_for_selector('#editor [data-q="0"][data-r="0"][data-item=""]')
+    page.wait_for_selector("#undo[aria-disabled=true]")
+    page.wait_for_timeout(100)  # settled
+    assert page.evaluate("document.activeElement.id") == "undo"
+    version = page.get_attribute("#editor", "data-version")
+    page.keyboard.press("Enter")  # again: nothing to undo, and nothing redone
+    page.wait_for_timeout(500)
+    assert page.get_attribute('#editor [data-q="0"][data-r="0"]', "data-item") == ""
+    assert page.get_attribute("#editor", "data-version") == version
+    assert page.evaluate("document.activeElement.id") == "undo"
+    # Redo, pressed on purpose, redoes; the last Redo keeps the focus in the same way.
+    page.focus("#redo")
+    page.keyboard.press("Enter")
+    page.wait_for_selector('#editor [data-q="0"][data-r="0"][data-item="house"]')
+    page.wait_for_selector("#redo[aria-disabled=true]")
+    page.wait_for_timeout(100)
+    assert page.evaluate("document.activeElement.id") == "redo"
+    page.keyboard.press("Enter")
+    page.wait_for_timeout(500)
+    assert page.get_attribute('#editor [data-q="0"][data-r="0"]', "data-item") == "house"
+
+
 # --- colour is never the only clue (server-rendered, no browser needed) ---------------------
 
 
