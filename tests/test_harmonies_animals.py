@@ -233,7 +233,7 @@ def test_cards_competing_for_too_few_cube_hexes_are_reported_together() -> None:
     anna, warnings = animals_of(FROG_AND_DUCK, [(5, 2), (6, 1)])
     assert anna.categories["animals"] == 4 + 2  # claims still score, with a warning
     assert warnings == [
-        "player 'Anna', animal cards 5 and 6: 3 cube(s) claimed between them, but only 2 "
+        "player 'Anna', animal cards 5 and 6: 3 cubes claimed between them, but only 2 "
         "hexes with a cube match their patterns: (1, 0), (1, 3)"
     ]
     assert [a["supported"] for a in anna.details["animals"]] == [False, False]
@@ -243,7 +243,7 @@ def test_a_card_without_enough_matching_cube_hexes_is_reported() -> None:
     anna, warnings = animals_of(FROG_AND_DUCK, [(6, 2)])
     assert anna.details["animals"][0]["supported"] is False
     assert warnings == [
-        "player 'Anna', animal card 6 (track 2-4-8-13): 2 cube(s) claimed, but only 1 hex "
+        "player 'Anna', animal card 6 (track 2-4-8-13): 2 cubes claimed, but only 1 hex "
         "with a cube matches its pattern: (1, 0)"
     ]
 
@@ -251,9 +251,10 @@ def test_a_card_without_enough_matching_cube_hexes_is_reported() -> None:
 def test_a_forgotten_cube_is_hinted() -> None:
     marks = FROG_AND_DUCK | {(1, 3): "w"}
     _, warnings = animals_of(marks, [(5, 2)])
+    # "1 hex ... matches" (it said "match"), "2 hexes ... match"
     assert warnings == [
-        "player 'Anna', animal card 5 (track 2-4-6-10-15): 2 cube(s) claimed, but only 1 hex "
-        "with a cube matches its pattern: (1, 0); 1 hex without a cube match it too"
+        "player 'Anna', animal card 5 (track 2-4-6-10-15): 2 cubes claimed, but only 1 hex "
+        "with a cube matches its pattern: (1, 0); 1 hex without a cube matches it too"
     ]
 
 
@@ -264,7 +265,7 @@ def test_a_cube_hex_serves_only_one_card() -> None:
     anna, warnings = animals_of(marks, [(5, 1), (6, 1)])
     assert [a["supported"] for a in anna.details["animals"]] == [False, False]
     assert len([h for a in anna.details["animals"] for h in a["assigned_cubes"]]) == 1
-    assert warnings[0].startswith("player 'Anna', animal cards 5 and 6: 2 cube(s) claimed")
+    assert warnings[0].startswith("player 'Anna', animal cards 5 and 6: 2 cubes claimed")
 
 
 def test_separate_shortfalls_are_reported_separately() -> None:
@@ -272,6 +273,6 @@ def test_separate_shortfalls_are_reported_separately() -> None:
     _, warnings = animals_of(FROG_AND_DUCK, [(6, 2), (3, 1)])
     assert len(warnings) == 2
     assert warnings[0].startswith(
-        "player 'Anna', animal card 3 (track 3-6-10-16): 1 cube(s) "
+        "player 'Anna', animal card 3 (track 3-6-10-16): 1 cube "
         "claimed, but no hex with a cube matches its pattern"
     )

@@ -396,7 +396,7 @@ def test_a_token_count_no_number_of_turns_gives_is_warned_about(last: str, token
     # them, so a board holds a multiple of 3; anything else is a stack entered one off.
     full = ["y y y y y", "m m m m", "w w w w w", "g g g g", f"b b b b {last}"]
     result = score_doc(table(player("Anna", full)))
-    warned = f"player 'Anna': {tokens} token(s) on the board, but every turn places 3: "
+    warned = f"player 'Anna': {tokens} tokens on the board, but every turn places 3: "
     expected = [warned + "check the stacks' heights"] if tokens % 3 else []
     assert list(result.warnings) == expected
 
@@ -405,7 +405,7 @@ def test_cubes_on_the_board_must_match_the_claims() -> None:
     full = ["y y y y y", "m m m m", "w w w w w", "g g g g*", "b b b bg b*"]
     result = score_doc(table(player("Anna", full, spirit=(42, True))))
     assert result.warnings == (
-        "player 'Anna': 2 cube(s) on the board, but the cards claim 1 (animal cubes plus a "
+        "player 'Anna': 2 cubes on the board, but the cards claim 1 (animal cubes plus a "
         "placed spirit)",
     )
 
@@ -462,3 +462,28 @@ def test_more_cards_holding_cubes_than_the_four_slots_is_warned_about() -> None:
         "player 'Anna': 5 animal cards still hold cubes, but a player has 4 slots for them: "
         "check the cubes on each card"
     ]
+
+
+@pytest.mark.parametrize(
+    ("marks", "said"),
+    [
+        ({(0, 0): "y"}, "1 token on the board"),
+        ({(0, 0): "y", (0, 1): "y"}, "2 tokens on the board"),
+        ({(0, c): "y" for c in range(5)}, "5 tokens on the board"),
+    ],
+)
+def test_a_token_count_is_said_in_the_form_for_its_count(
+    marks: dict[tuple[int, int], str], said: str
+) -> None:
+    """A board with one token read "1 token(s) on the board"."""
+    warnings = score_doc(table(player("Anna", sketch("A", marks)))).warnings
+    assert any(w.startswith(f"player 'Anna': {said}, but every turn") for w in warnings), warnings
+
+
+def test_one_cube_on_the_board_is_a_cube() -> None:
+    """One cube and no claim read "1 cube(s) on the board"."""
+    warnings = score_doc(table(player("Anna", sketch("A", {(0, 0): "y*"})))).warnings
+    assert (
+        "player 'Anna': 1 cube on the board, but the cards claim 0 (animal cubes plus a "
+        "placed spirit)" in warnings
+    )

@@ -684,9 +684,16 @@ def test_valley_express_keys_are_plain_numbers():
 
 def test_sheet_shape_and_starting_house_warnings():
     result = score(axial_table(line("F"), line("H")))
+    # One area, no mountain: it read "1 area(s) of 1 hexes and 0 mountain(s)".
+    assert (
+        "the sheet layout has 1 area (size 1) and no mountains; printed sheets have 5 areas of "
+        "5 hexes and 5 mountains"
+    ) in result.warnings
+    two = score(axial_table(line("F/a", "./b", "./b", "^", "^", "^", "^", "^"), line("H")))
     assert any(
-        "printed sheets have 5 areas of 5 hexes and 5 mountains" in w for w in result.warnings
-    )
+        w.startswith("the sheet layout has 2 areas (sizes 1/2) and 5 mountains;")
+        for w in two.warnings
+    ), two.warnings
     assert [w for w in result.warnings if "no house" in w] == [
         "Anna: no house on the sheet; every sheet starts with one"
     ]

@@ -621,21 +621,29 @@ def _shortfall_warning(board: PlayerBoard, s: Shortfall, matching: Mapping[int, 
     if len(s.cards) == 1:
         card = ANIMAL_CARDS[s.cards[0]]
         without = len(matching[card.id]) - len(s.hexes)
-        hint = f"; {_hexes(without)} without a cube match it too" if without > 0 else ""
+        hint = f"; {_hexes_without(without)}" if without > 0 else ""
         return (
             f"player {board.name!r}, animal card {card.id} (track {_track(card)}): "
-            f"{s.claimed} cube(s) claimed, but {_cube_hexes(len(s.hexes))} its pattern"
+            f"{_cubes(s.claimed)} claimed, but {_cube_hexes(len(s.hexes))} its pattern"
             f"{where}{hint}"
         )
     cards = ", ".join(str(c) for c in s.cards[:-1]) + f" and {s.cards[-1]}"
     return (
-        f"player {board.name!r}, animal cards {cards}: {s.claimed} cube(s) claimed between "
+        f"player {board.name!r}, animal cards {cards}: {_cubes(s.claimed)} claimed between "
         f"them, but {_cube_hexes(len(s.hexes))} their patterns{where}"
     )
 
 
-def _hexes(n: int) -> str:
-    return f"{n} hex" if n == 1 else f"{n} hexes"
+def _cubes(n: int) -> str:
+    """ "1 cube", "2 cubes" (the warnings said "1 cube(s)")."""
+    return f"{n} cube" if n == 1 else f"{n} cubes"
+
+
+def _hexes_without(n: int) -> str:
+    """ "1 hex without a cube matches it too" ("match", whatever the count, before)."""
+    if n == 1:
+        return "1 hex without a cube matches it too"
+    return f"{n} hexes without a cube match it too"
 
 
 def _cube_hexes(n: int) -> str:
@@ -758,7 +766,7 @@ def _board_warnings(board: PlayerBoard) -> list[str]:
     claimed = sum(a.cubes for a in board.animals) + bool(board.spirit and board.spirit.placed)
     if len(board.cubes) != claimed:
         warnings.append(
-            f"player {board.name!r}: {len(board.cubes)} cube(s) on the board, but the cards "
+            f"player {board.name!r}: {_cubes(len(board.cubes))} on the board, but the cards "
             f"claim {claimed} (animal cubes plus a placed spirit)"
         )
     open_cards = sum(a.cubes < len(ANIMAL_CARDS[a.card].track) for a in board.animals)
@@ -770,7 +778,8 @@ def _board_warnings(board: PlayerBoard) -> list[str]:
     tokens = sum(len(s) for s in board.stacks.values())
     if tokens % TOKENS_PER_TURN:
         warnings.append(
-            f"player {board.name!r}: {tokens} token(s) on the board, but every turn places "
+            f"player {board.name!r}: {tokens} {'token' if tokens == 1 else 'tokens'} on the "
+            "board, but every turn places "
             f"{TOKENS_PER_TURN}: check the stacks' heights"
         )
     empty = sum(1 for s in board.stacks.values() if not s)

@@ -823,10 +823,24 @@ def _shape_warnings(sheet: Sheet) -> list[str]:
     if sizes == [AREA_SIZE] * AREAS and mountains == AREAS:
         return []
     return [
-        f"the sheet layout has {len(sizes)} area(s) of {'/'.join(map(str, sizes)) or 'no'} "
-        f"hexes and {mountains} mountain(s); printed sheets have {AREAS} areas of {AREA_SIZE} "
-        f"hexes and {AREAS} mountains"
+        f"the sheet layout has {_areas(sizes)} and {_mountains(mountains)}; printed sheets have "
+        f"{AREAS} areas of {AREA_SIZE} hexes and {AREAS} mountains"
     ]
+
+
+def _areas(sizes: Sequence[int]) -> str:
+    """ "1 area (size 4)", "4 areas (sizes 4/5/5/6)", "no colour areas" (it said "1 area(s)
+    of 4 hexes" and "0 area(s) of no hexes")."""
+    if not sizes:
+        return "no colour areas"
+    listed = "/".join(map(str, sizes))
+    return f"1 area (size {listed})" if len(sizes) == 1 else f"{len(sizes)} areas (sizes {listed})"
+
+
+def _mountains(n: int) -> str:
+    if n == 0:
+        return "no mountains"
+    return f"{n} mountain" if n == 1 else f"{n} mountains"
 
 
 def _layout_differences(a: Sheet, b: Sheet) -> str:

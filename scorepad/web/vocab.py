@@ -338,8 +338,6 @@ SENTENCES = (
     ),
     N_("a cube lies on the habitat it was placed on, and this hex is empty"),
     N_("card %(card)s is in front of %(who)s; the box has one of each card"),
-    N_("%(n)s cube(s) on the board, but the cards claim %(m)s (animal cubes plus a placed spirit)"),
-    N_("%(n)s token(s) on the board, but every turn places %(m)s: check the stacks' heights"),
     N_(
         "%(n)s animal cards still hold cubes, but a player has %(m)s slots for them: check the "
         "cubes on each card"
@@ -349,17 +347,7 @@ SENTENCES = (
     N_("the boards hold %(n)s %(token)s tokens, but the box has only %(m)s"),
     N_("player %(name)s, animal card %(card)s (track %(track)s): %(why)s"),
     N_("player %(name)s, animal cards %(cards)s: %(why)s"),
-    N_("%(n)s cube(s) claimed, but %(why)s its pattern: %(hexes)s; %(why2)s"),
-    N_("%(n)s cube(s) claimed, but %(why)s its pattern; %(why2)s"),
-    N_("%(n)s cube(s) claimed, but %(why)s its pattern: %(hexes)s"),
-    N_("%(n)s cube(s) claimed, but %(why)s its pattern"),
-    N_("%(n)s cube(s) claimed between them, but %(why)s their patterns: %(hexes)s"),
-    N_("%(n)s cube(s) claimed between them, but %(why)s their patterns"),
-    N_("no hex with a cube matches"),
-    N_("only 1 hex with a cube matches"),
-    N_("only %(k)s hexes with a cube match"),
-    N_("1 hex without a cube match it too"),
-    N_("%(k)s hexes without a cube match it too"),
+    N_("no hex with a cube matches"),  # the counted ones: PLURAL_SENTENCES
     N_("%(cubes)s cubes claimed, but the card holds only %(n)s (track %(track)s)"),
     N_("Suns (solo): %(n)s"),
     # Sunflower Valley
@@ -381,9 +369,11 @@ SENTENCES = (
         "sheets with the same letter"
     ),
     N_(
-        "the sheet layout has %(n)s area(s) of %(sizes)s hexes and %(m)s mountain(s); printed "
-        "sheets have %(k)s areas of %(size)s hexes and %(k2)s mountains"
+        "the sheet layout has %(why)s and %(why2)s; printed sheets have %(k)s areas of "
+        "%(size)s hexes and %(k2)s mountains"
     ),
+    N_("no colour areas"),  # the sheet layout has ... (the counted ones: PLURAL_SENTENCES)
+    N_("no mountains"),
     N_("the sheet has no cells; list every hex of the sheet"),
     N_("%(n)s hexes listed; a printed sheet has 30, and at most %(m)s are read"),
     N_(
@@ -586,6 +576,47 @@ def Nn_(singular: str, plural: str) -> tuple[str, str]:
 #: The engines' sentences whose wording follows a count, always ``%(n)s``: each form is
 #: read as :data:`SENTENCES` are, and translated in the form for that count.
 PLURAL_SENTENCES = (
+    # Harmonies: warnings
+    Nn_(
+        "%(n)s cube on the board, but the cards claim %(m)s (animal cubes plus a placed spirit)",
+        "%(n)s cubes on the board, but the cards claim %(m)s (animal cubes plus a placed spirit)",
+    ),
+    Nn_(
+        "%(n)s token on the board, but every turn places %(m)s: check the stacks' heights",
+        "%(n)s tokens on the board, but every turn places %(m)s: check the stacks' heights",
+    ),
+    Nn_(
+        "%(n)s cube claimed, but %(why)s its pattern: %(hexes)s; %(why2)s",
+        "%(n)s cubes claimed, but %(why)s its pattern: %(hexes)s; %(why2)s",
+    ),
+    Nn_(
+        "%(n)s cube claimed, but %(why)s its pattern; %(why2)s",
+        "%(n)s cubes claimed, but %(why)s its pattern; %(why2)s",
+    ),
+    Nn_(
+        "%(n)s cube claimed, but %(why)s its pattern: %(hexes)s",
+        "%(n)s cubes claimed, but %(why)s its pattern: %(hexes)s",
+    ),
+    Nn_(
+        "%(n)s cube claimed, but %(why)s its pattern",
+        "%(n)s cubes claimed, but %(why)s its pattern",
+    ),
+    Nn_(
+        "%(n)s cube claimed between them, but %(why)s their patterns: %(hexes)s",
+        "%(n)s cubes claimed between them, but %(why)s their patterns: %(hexes)s",
+    ),
+    Nn_(
+        "%(n)s cube claimed between them, but %(why)s their patterns",
+        "%(n)s cubes claimed between them, but %(why)s their patterns",
+    ),
+    Nn_("only %(n)s hex with a cube matches", "only %(n)s hexes with a cube match"),
+    Nn_(
+        "%(n)s hex without a cube matches it too",
+        "%(n)s hexes without a cube match it too",
+    ),
+    # Sunflower Valley: the sheet layout has ...
+    Nn_("%(n)s area (size %(sizes)s)", "%(n)s areas (sizes %(sizes)s)"),
+    Nn_("%(n)s mountain", "%(n)s mountains"),
     # Seasons: Ragfield's Helm
     Nn_("%(n)s card in play and no opponent", "%(n)s cards in play and no opponent"),
     Nn_(

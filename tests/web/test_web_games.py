@@ -306,7 +306,7 @@ def test_harmonies_cards_count_their_cubes_from_the_board(
     field(client, harmonies, p=0, action="cubes_from_board")
     assert stored_doc(app, harmonies)["players"][0]["animals"][0] == {"card": 5, "cubes": 1}
     html = client.get(f"/t/{harmonies}?p=0").get_data(as_text=True)
-    assert "cube(s) on the board, but the cards claim" not in html
+    assert "on the board, but the cards claim" not in html
     # A board with no card is offered no button.
     assert 'id="cubes-from-board"' not in client.get(f"/t/{harmonies}?p=1").get_data(True)
 

@@ -402,6 +402,49 @@ def test_a_counted_seasons_reason_takes_the_form_for_its_count(app: Flask) -> No
                 assert vocab.sentence(helm["Boris"]) == "1 карта в игре, не больше, чем у: Anna 2"
 
 
+def test_counted_harmonies_and_sunflower_valley_warnings_take_the_form_for_their_count(
+    app: Flask,
+) -> None:
+    """The warnings said "1 cube(s)", "1 token(s)", "1 area(s) of 1 hexes and 0 mountain(s)"
+    (Russian and Ukrainian "кубиков: 1"): each count now has its own form."""
+    tokens = "player 'Anna': {} on the board, but every turn places 3: check the stacks' heights"
+    said = {n: tokens.format(f"{n} token" if n == 1 else f"{n} tokens") for n in (1, 2, 5)}
+    expected = {
+        "ru": ("1 жетон на доске", "2 жетона на доске", "5 жетонов на доске"),
+        "uk": ("1 жетон на дошці", "2 жетони на дошці", "5 жетонів на дошці"),
+    }
+    for language, forms in expected.items():
+        with app.test_request_context(headers={"Accept-Language": language}):
+            for n, form in zip((1, 2, 5), forms, strict=True):
+                assert form in vocab.sentence(said[n]), (language, n)
+    card = "player 'Anna', animal card 6 (track 2-4-8-13): "
+    shape = "the sheet layout has {}; printed sheets have 5 areas of 5 hexes and 5 mountains"
+    with app.test_request_context(headers={"Accept-Language": "ru"}):
+        assert vocab.sentence(
+            card + "2 cubes claimed, but only 1 hex with a cube matches its "
+            "pattern: (1, 0); 5 hexes without a cube match it too"
+        ) == (
+            "игрок 'Anna', карта животного 6 (шкала 2-4-8-13): заявлено 2 кубика, но её узору "
+            "соответствует только 1 гекс с кубиком: (1, 0); ему соответствует ещё 5 гексов "
+            "без кубика"
+        )
+        assert vocab.sentence(
+            "player 'Anna': 1 cube on the board, but the cards claim 0 "
+            "(animal cubes plus a placed spirit)"
+        ).startswith("игрок 'Anna': 1 кубик на доске, а по картам: 0")
+        assert vocab.sentence(shape.format("1 area (size 1) and no mountains")) == (
+            "на раскладке листа 1 область (размер 1) и нет гор; на печатных листах 5 областей по "
+            "5 гексов и 5 гор"
+        )
+        assert vocab.sentence(shape.format("2 areas (sizes 1/2) and 5 mountains")).startswith(
+            "на раскладке листа 2 области (размеры 1/2) и 5 гор;"
+        )
+    with app.test_request_context(headers={"Accept-Language": "uk"}):
+        assert vocab.sentence(shape.format("no colour areas and 1 mountain")).startswith(
+            "на розкладці аркуша немає кольорових областей і 1 гора;"
+        )
+
+
 def test_every_engine_term_has_a_translation(russian: None) -> None:
     terms = [label for name in games.available() for label in games.get(name).categories.values()]
     terms += [g.title for g in (games.get(n) for n in games.available())]
@@ -661,16 +704,14 @@ def test_a_named_place_is_translated_whole_not_taken_for_a_name(russian: None) -
     # "player %(name)s: %(why)s" matches these too, the card or row inside the name, which
     # would then stay in English: the most specific template wins.
     card = "player 'Anna', animal card 3 (track 3-6-10-16): "
-    assert vocab.sentence(
-        card + "1 cube(s) claimed, but no hex with a cube matches its pattern"
-    ) == (
-        "игрок 'Anna', карта животного 3 (шкала 3-6-10-16): заявлено кубиков: 1, но её узору "
+    assert vocab.sentence(card + "1 cube claimed, but no hex with a cube matches its pattern") == (
+        "игрок 'Anna', карта животного 3 (шкала 3-6-10-16): заявлен 1 кубик, но её узору "
         "не соответствует ни один гекс с кубиком"
     )
     cards = "player 'Anna', animal cards 3, 5: "
-    why = "2 cube(s) claimed between them, but only 1 hex with a cube matches their patterns"
+    why = "2 cubes claimed between them, but only 1 hex with a cube matches their patterns"
     assert vocab.sentence(cards + why) == (
-        "игрок 'Anna', карты животных 3, 5: на них заявлено кубиков: 2, но их узорам "
+        "игрок 'Anna', карты животных 3, 5: на них заявлено 2 кубика, но их узорам "
         "соответствует только 1 гекс с кубиком"
     )
     twice = vocab.sentence(
