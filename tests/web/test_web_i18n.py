@@ -874,3 +874,51 @@ def test_the_first_language_to_show_a_page_does_not_stick_to_it(client: FlaskCli
         html = page(client, "/new?game=sunflower-valley", lang)
         legend = re.search(r"<legend>(.*?)</legend>", html)
         assert legend and legend.group(1) == names[lang], lang
+
+
+def test_solo_points_campaign_points_and_drawn_residents_take_the_form_for_their_count(
+    app: Flask,
+) -> None:
+    """ "Solo game: Anna, 1 points", "1 game to play, 1 points to go" and "The drawing gives 1
+    residents" (Russian "очков: 1", "жителей 1"): each count now has its own form."""
+    from flask import render_template_string
+
+    from scorepad.scoring import PlayerResult, Result
+    from scorepad.web.boards import sunflower_valley as sv_kit
+
+    from sheets import axial_table, line
+
+    def winner(total: int) -> str:
+        solo = Result("spring-meadow", (PlayerResult("Anna", total, 1, {}, {}),), ("Anna",))
+        return render_template_string('{% include "tables/_winners.html" %}', result=solo)
+
+    def to_go(points: int) -> str:
+        return render_template_string(
+            "{{ ngettext('%(num)d point to go', '%(num)d points to go', n) }}", n=points
+        )
+
+    def drawn(n: int) -> str:  # n super sunflowers, no house: n residents, 7 ticks read
+        doc = axial_table(line(*["X"] * n))
+        found = {"player": {"residents": 7}}
+        return sv_kit.photo_note(doc, sv.parse(doc), 0, found)[0]
+
+    expected = {
+        "en": (", %s point", ", %s points", ", %s points", "%s point to go", "%s points to go",
+               "%s points to go", "gives %s resident:", "gives %s residents:",
+               "gives %s residents:"),
+        "ru": (", %s очко", ", %s очка", ", %s очков", "до цели %s очко", "до цели %s очка",
+               "до цели %s очков", "рисунку %s житель:", "рисунку %s жителя:",
+               "рисунку %s жителей:"),
+        "uk": (", %s очко", ", %s очки", ", %s очок", "до мети %s очко", "до мети %s очки",
+               "до мети %s очок", "малюнком %s мешканець:", "малюнком %s мешканці:",
+               "малюнком %s мешканців:"),
+    }  # fmt: skip
+    for language, forms in expected.items():
+        with app.test_request_context(headers={"Accept-Language": language}):
+            said = [f(n) for f in (winner, to_go, drawn) for n in (1, 2, 5)]
+            for text, form, n in zip(said, forms, [1, 2, 5] * 3, strict=True):
+                said_here = (
+                    form % n in text if form.endswith(":") else text.strip().endswith(form % n)
+                )
+                assert said_here, (language, text)
+            assert winner(21).strip().endswith("21 " + {"en": "points"}.get(language, "очко"))

@@ -286,10 +286,12 @@ def photo_note(
     drawn = sv.Tallies.of(after.players[player]).residents
     if drawn != read:
         said.append(
-            gettext(
-                "The drawing gives %(m)s residents: count the ticks on the paper, then "
+            ngettext(
+                "The drawing gives %(num)d resident: count the ticks on the paper, then "
                 "correct the residents box or the drawing.",
-                m=drawn,
+                "The drawing gives %(num)d residents: count the ticks on the paper, then "
+                "correct the residents box or the drawing.",
+                drawn,
             )
         )
     return " ".join(said), drawn != read
