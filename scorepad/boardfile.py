@@ -27,7 +27,8 @@ class BoardError(ValueError):
         self.problems = list(problems) or ["invalid board file"]
         first = self.problems[0]
         more = len(self.problems) - 1
-        super().__init__(first if not more else f"{first} (and {more} more problem(s))")
+        said = "1 more problem" if more == 1 else f"{more} more problems"
+        super().__init__(first if not more else f"{first} (and {said})")
 
 
 class Model(BaseModel):

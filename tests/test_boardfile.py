@@ -205,7 +205,7 @@ def test_board_error_with_several_problems_keeps_them_all() -> None:
     problems = ("player 'Anna': a", "player 'Boris': b", "player 'Vera': c")
     err = BoardError(problems)
     assert err.problems == list(problems)
-    assert str(err) == "player 'Anna': a (and 2 more problem(s))"
+    assert str(err) == "player 'Anna': a (and 2 more problems)"
     assert "\n" not in str(err)
 
 
@@ -371,7 +371,7 @@ def test_every_problem_is_listed_in_one_error() -> None:
             "player #2: missing required key 'name'",
         ]
     )
-    assert str(caught.value).endswith("(and 3 more problem(s))")
+    assert str(caught.value).endswith("(and 3 more problems)")
 
 
 def test_a_document_that_is_not_an_object() -> None:
@@ -461,3 +461,11 @@ def test_unknown_keys_that_look_like_type_names_are_named_where_they_are() -> No
 def test_lone_surrogates_are_refused() -> None:
     with pytest.raises(BoardError, match="invalid character"):
         loads('{"players": [{"name": "\\ud800"}]}')
+
+
+def test_the_problems_left_out_are_counted_in_their_form() -> None:
+    """The CLI's one-line refusal said "(and 1 more problem(s))"."""
+    assert str(BoardError(["a", "b"])) == "a (and 1 more problem)"
+    assert str(BoardError(["a", "b", "c"])) == "a (and 2 more problems)"
+    assert str(BoardError(["a"] * 6)) == "a (and 5 more problems)"
+    assert str(BoardError(["a"])) == "a"
