@@ -361,8 +361,8 @@ def analyse(image_bytes: bytes, side: str | None = None, whole: bool = False) ->
     context = photo_context(readings, models.top)
     feats = [features(r) for r in readings]
     contexts = np.stack([context[r.hex] for r in readings])
-    patches = (np.stack([f["patch"] for f in feats]), np.stack([f["net_side"] for f in feats]))
-    table = height_table(np.stack([f["height"] for f in feats]), contexts, models, patches)
+    net_input = (np.stack([f["patch"] for f in feats]), np.stack([f["net_side"] for f in feats]))
+    table = height_table(np.stack([f["height"] for f in feats]), contexts, models, net_input)
     read = [
         stack_probabilities(f, models, context[r.hex], hex_heights(table, i))
         for i, (r, f) in enumerate(zip(readings, feats, strict=True))

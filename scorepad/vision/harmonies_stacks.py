@@ -57,13 +57,19 @@ def features(r: HexReading) -> dict[str, np.ndarray]:
         ).astype(np.float32),
         "cube": np.concatenate([top, cube, geometry[:2]]).astype(np.float32),
         "patch": r.patch,
-        "net_side": net_side(r),
+        "net_side": stack_side(r),
     }
 
 
-def net_side(r: HexReading) -> np.ndarray:
+#: Where ``stack_side`` puts the top's apparent lift in tokens (``net_inputs`` reads it).
+SIDE_LIFT = 4
+
+
+def stack_side(r: HexReading) -> np.ndarray:
     """The stack network's side inputs from the hex alone (``net_inputs`` adds the photo's):
-    the patch's radial unit, the parallax and resolution, the top's lift, colour and rim."""
+    the patch's radial unit (its log, and how far below the floor ``PATCH_UNIT_MIN`` it
+    is), the parallax and resolution, the top's apparent lift (at ``SIDE_LIFT``), its
+    colour, rim, radius and offset across the line to the nadir."""
     unit = lift_per_token(r)
     chroma, light = log_colour(r.colour)
     sc = r.scores
@@ -85,20 +91,21 @@ def net_side(r: HexReading) -> np.ndarray:
 
 
 def net_inputs(side: np.ndarray, context: np.ndarray) -> np.ndarray:
-    """The stack network's side inputs for N hexes: ``net_side`` and the apparent lift
-    against the photo's one-token tops (``photo_context``'s calibration)."""
-    lift = side[:, 4]
+    """The stack network's side inputs for N hexes: ``stack_side`` and the apparent lift
+    against the photo's one-token tops, and how many of those there are (``photo_context``'s
+    calibration)."""
+    lift = side[:, SIDE_LIFT]
     return np.asarray(np.column_stack([side, lift - context[:, -2], context[:, -1]]), np.float32)
 
 
 def net_heights(
     patches: np.ndarray, side: np.ndarray, context: np.ndarray, net: InkNet, temperature: float
 ) -> np.ndarray:
-    """The stack network's log-probabilities of heights 1, 2 and 3 (N x 3), its patch read
-    as it is and mirrored across the line to the nadir (logits averaged)."""
+    """The stack network's logits of heights 1, 2 and 3 (N x 3, each row's largest 0), at
+    ``temperature``: its patch read as it is and mirrored across the line to the nadir
+    (averaged)."""
     x = np.asarray(patches, np.float32)
-    extra = net_inputs(side, context)
-    logits = 0.5 * (net.forward(x, extra) + net.forward(x[:, :, ::-1], extra)) / temperature
+    logits = net.mirrored_forward(x, net_inputs(side, context)) / temperature
     return np.asarray(logits - logits.max(axis=1, keepdims=True))
 
 
@@ -332,17 +339,17 @@ def height_table(
     h: np.ndarray,
     context: np.ndarray,
     models: Models,
-    patches: tuple[np.ndarray, np.ndarray] | None = None,
+    net_input: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> dict[str, np.ndarray]:
     """For N hexes (rows of ``features()["height"]`` and of ``photo_context``) and each
     colour in ``SEVERAL``: P(height) over the heights it comes in (N x heights), the height
     model's answer pooled (weighted geometric mean) with the foot model's and, given the
-    hexes' ``patches`` (``features()["patch"]`` and ``["net_side"]``, stacked), the stack
-    network's. All hexes of a photo go through each model at once."""
+    hexes' ``net_input`` (``features()["patch"]`` and ``["net_side"]``, each stacked), the
+    stack network's. All hexes of a photo go through each model at once."""
     cues = foot_cues(h, context)
     net = None
-    if patches is not None and models.net is not None and models.net_weight > 0:
-        net = net_heights(*patches, context, models.net, models.net_temperature)
+    if net_input is not None and models.net is not None and models.net_weight > 0:
+        net = net_heights(*net_input, context, models.net, models.net_temperature)
     index = {c: i for i, c in enumerate(models.height.classes)}
     out = {}
     for top in SEVERAL:
@@ -356,6 +363,7 @@ def height_table(
             p /= p.sum(axis=1, keepdims=True)
         if net is not None:
             q = net[:, [j - 1 for j in HEIGHTS[top]]]
+            q = q - q.max(axis=1, keepdims=True)  # the heights this colour comes in
             q = q - np.log(np.exp(q).sum(axis=1, keepdims=True))
             w = models.net_weight
             p = np.exp((1 - w) * np.log(p) + w * q)
@@ -376,11 +384,13 @@ def height_probabilities(
     f: dict[str, np.ndarray], top: str, models: Models, context: np.ndarray
 ) -> dict[int, float]:
     """P(height) of one hex over the heights ``top`` comes in (``height_table``)."""
-    return hex_heights(height_table(f["height"][None], context[None], models, hex_patch(f)), 0)[top]
+    return hex_heights(height_table(f["height"][None], context[None], models, hex_net_input(f)), 0)[
+        top
+    ]
 
 
-def hex_patch(f: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """One hex's ``patches`` argument of ``height_table``."""
+def hex_net_input(f: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """One hex's ``net_input`` argument of ``height_table``."""
     return f["patch"][None], f["net_side"][None]
 
 
@@ -395,7 +405,9 @@ def stack_probabilities(
     height (fixed for blue and yellow), and for a two-token building what lies under it.
     ``row``: this hex's row of the photo's ``height_table``, when already computed."""
     if row is None:
-        row = hex_heights(height_table(f["height"][None], context[None], models, hex_patch(f)), 0)
+        row = hex_heights(
+            height_table(f["height"][None], context[None], models, hex_net_input(f)), 0
+        )
     top_p = dict(zip(models.top.classes, models.top.probabilities(f["top"])[0], strict=True))
     out: dict[tuple[str, ...], float] = {(): top_p.get("empty", 0.0)}
     under = dict(zip(models.under.classes, models.under.probabilities(f["under"])[0], strict=True))

@@ -34,7 +34,8 @@ class InkNet:
     logits of ``CLASSES``. Evaluated with NumPy (im2col and one matrix product per layer).
     The same shape of network, over four channels per hex (``cells.family_maps``) and with
     other side inputs, is the family network of the sunflower split
-    (``SymbolModel.family_net``)."""
+    (``SymbolModel.family_net``), and over a Harmonies stack's polar patch the stack
+    network of the heights (``harmonies_stacks.net_heights``)."""
 
     convs: tuple[tuple[np.ndarray, np.ndarray], ...]  # kernels (3, 3, in, out), biases
     pools: tuple[bool, ...]  # a 2 x 2 max-pool after that convolution
@@ -59,8 +60,12 @@ class InkNet:
         """:meth:`logits` averaged with those of the mirror images: the network learned
         mirrored drawings as the same symbols (``train_inknet.py``), and the two passes err
         on different hexes (docs/vision.md step 6)."""
-        x = self.shrink(np.asarray(inks, np.float32))
-        return 0.5 * (self.forward(x, side) + self.forward(x[:, :, ::-1], side))
+        return self.mirrored_forward(self.shrink(np.asarray(inks, np.float32)), side)
+
+    def mirrored_forward(self, x: np.ndarray, side: np.ndarray) -> np.ndarray:
+        """:meth:`forward` averaged with that of the inputs mirrored left to right (the
+        second axis of the maps: the Harmonies stack patch's angles)."""
+        return np.asarray(0.5 * (self.forward(x, side) + self.forward(x[:, :, ::-1], side)))
 
     def forward(self, x: np.ndarray, side: np.ndarray) -> np.ndarray:
         """Logits for inputs already at 32 x 32, (n, 32, 32, c)."""

@@ -414,7 +414,6 @@ class _FakePlane:
     distance from (100, 0) (the top's centre below), channel 1 its x, as log colours."""
 
     class camera:  # stands in for a Camera: what stack_patch asks of it
-        height = 300.0
         nadir = np.array([0.0, 0.0])
 
     @staticmethod
@@ -427,7 +426,7 @@ def test_the_stack_patch_steps_a_token_s_lift_at_a_time_towards_the_nadir() -> N
     """Row t of the patch lies t tokens' lift beyond the top's rim (6 mm at 100 mm from the
     nadir of a lens 300 mm up: 2 mm of lift per token), its middle columns between the top
     and the nadir: a foot k tokens down traces the same rows at any parallax."""
-    reading = hexread.HexReading(
+    reading = hexread.HexReading(  # parallax 1/3: 100 mm from the nadir, the lens 300 mm up
         Hex(0, 0), np.array([100.0, 0.0]), 0, 0, 0, np.zeros(3), None, None, 0, 1 / 3,
         {"radius": 12.0},
     )  # fmt: skip
@@ -455,3 +454,27 @@ def test_the_stack_network_reads_a_patch_and_its_mirror_alike() -> None:
     )
     assert read.shape == (4, 3) and np.allclose(read, mirrored, atol=1e-9)
     assert (read.max(axis=1) == 0).all()  # log-probabilities up to a constant
+
+
+def test_a_photo_s_heights_go_through_the_stack_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The recogniser reads every hex's patch with the network, all hexes at once, and its
+    answer moves the heights (a network saying "one token" everywhere pulls them down)."""
+    seen: list[int] = []
+    net_heights = stacks.net_heights
+
+    def spied(patches: np.ndarray, *rest: object) -> np.ndarray:
+        seen.append(len(patches))
+        return net_heights(patches, *rest)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(stacks, "net_heights", spied)
+    shot = photo(PHOTOS[0])
+    answer = hv.recognize_harmonies(shot.jpeg, side=shot.state.side)
+    assert seen == [len(board_hexes(shot.state.side))]
+
+    def one_token(patches: np.ndarray, *rest: object) -> np.ndarray:
+        return np.tile([0.0, -50.0, -50.0], (len(patches), 1))
+
+    monkeypatch.setattr(stacks, "net_heights", one_token)
+    low = hv.recognize_harmonies(shot.jpeg, side=shot.state.side)
+    tokens = [sum(len(c["stack"]) for c in a["player"]["cells"]) for a in (answer, low)]
+    assert tokens[1] < tokens[0]

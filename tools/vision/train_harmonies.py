@@ -9,7 +9,9 @@
    heights) and the cube; their weights are exported to plain arrays.
 3. Photos from the VALIDATION range calibrate the softmax temperatures and the flag
    threshold (the lowest probability at which a hex is left unflagged).
-4. Everything goes to ``scorepad/vision/models/harmonies_model.npz``.
+4. Everything goes to ``scorepad/vision/models/harmonies_model.npz``, written afresh:
+   ``train_stack_net.py`` then adds the stack network (the readings cached here carry the
+   stack patches it learns from).
 
 The TEST range is never touched here: ``benchmarks/bench_vision_harmonies.py`` alone uses it.
 """

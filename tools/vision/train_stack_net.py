@@ -1,11 +1,12 @@
 """Train the Harmonies stack network (issue 8) and pool it with the height models.
 
-    nice -n 10 .venv/bin/python tools/vision/train_stack_net.py [--train 6000] [--epochs 12]
+    nice -n 10 .venv/bin/python tools/vision/train_stack_net.py [--train 6000] [--epochs 16]
 
 Needs the ``train`` extra (JAX, CPU only) besides ``vision``; the recogniser runs the
 network with NumPy (``harmonies_stacks.net_heights``). Run it after ``train_harmonies.py``,
 which writes the model file afresh without the network; both read the same cached hex
-readings (/tmp/scorepad-harmonies-readings).
+readings (/tmp/scorepad-harmonies-readings: clear it after changing how a hex is read or
+its patch taken, as the cache knows only the photo).
 
 1. Every hex whose top colour comes in several heights gives its stack patch
    (``harmonies_hexes.stack_patch``: the stack in polar form, seen from the top's centre
@@ -48,13 +49,13 @@ def stack_rows(rows: list[dict[str, Any]], models: stacks.Models) -> dict[str, n
     for r in rows:
         by_photo.setdefault(r["photo"], []).append(r)
     out: dict[str, list[Any]] = {k: [] for k in ("x", "side", "y", "mask", "pooled")}
-    bare = stacks.Models(**{**models.__dict__, "net": None, "net_weight": 0.0})
     for members in by_photo.values():
         readings = [r["reading"] for r in members]
         context = stacks.photo_context(readings, models.top)
         feats = [stacks.features(reading) for reading in readings]
         ctx = np.stack([context[reading.hex] for reading in readings])
-        table = stacks.height_table(np.stack([f["height"] for f in feats]), ctx, bare)
+        # Without the network's input: the pooled perceptrons alone, what it is pooled with.
+        table = stacks.height_table(np.stack([f["height"] for f in feats]), ctx, models)
         side = stacks.net_inputs(np.stack([f["net_side"] for f in feats]), ctx)
         for j, r in enumerate(members):
             top = r["stack"][-1] if r["stack"] else "empty"
@@ -88,12 +89,13 @@ def pooled(data: dict[str, np.ndarray], logits: np.ndarray, w: float) -> np.ndar
     return log_probabilities((1 - w) * np.log(data["pooled"] + 1e-12) + w * net, data["mask"])
 
 
-def mirrored_logits(net: Any, data: dict[str, np.ndarray]) -> np.ndarray:
-    """The network's logits as the recogniser computes them (patch and mirror averaged)."""
+def network_logits(net: Any, data: dict[str, np.ndarray], mirrored: bool = True) -> np.ndarray:
+    """The network's logits over ``data`` in batches (an im2col of every validation patch
+    at once takes gigabytes); ``mirrored``: as the recogniser computes them."""
     parts = []
-    for i in range(0, len(data["y"]), 2048):
-        x, side = data["x"][i : i + 2048], data["side"][i : i + 2048]
-        parts.append(0.5 * (net.forward(x, side) + net.forward(x[:, :, ::-1], side)))
+    for i in range(0, len(data["y"]), 1024):
+        x, side = data["x"][i : i + 1024], data["side"][i : i + 1024]
+        parts.append(net.mirrored_forward(x, side) if mirrored else net.forward(x, side))
     return np.concatenate(parts)
 
 
@@ -101,7 +103,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--train", type=int, default=6000)
     parser.add_argument("--validation", type=int, default=400)
-    parser.add_argument("--epochs", type=int, default=12)
+    parser.add_argument("--epochs", type=int, default=16)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--silent", type=float, default=0.002, help="allowed unflagged errors")
     args = parser.parse_args()
@@ -114,13 +116,13 @@ def main() -> None:
     print(f"{len(tr['y'])} training hexes, {len(va['y'])} validation hexes", flush=True)
 
     def accuracy(net: Any) -> float:
-        logp = log_probabilities(net.forward(va["x"], va["side"]), va["mask"])
+        logp = log_probabilities(network_logits(net, va, mirrored=False), va["mask"])
         return float(np.mean(logp.argmax(1) == va["y"]))
 
     net = train_inknet.fit_net(
         tr["x"], tr["side"], tr["y"], len(HEIGHTS), args.epochs, args.seed, accuracy
     )
-    logits = mirrored_logits(net, va)
+    logits = network_logits(net, va)
     y = va["y"]
     temperature = min(
         np.exp(np.linspace(np.log(0.4), np.log(4.0), 40)),
@@ -141,7 +143,7 @@ def main() -> None:
         )
         best = min(best, (nll(logp, y), float(w)))
     logp = pooled(va, logits, best[1])
-    unit = np.exp(va["side"][:, 0])  # mm of lift per token (net_side's first input)
+    unit = np.exp(va["side"][:, 0])  # mm of lift per token (stack_side's first input)
     for lo, hi in ((0, 0.75), (0.75, 1.5), (1.5, 3.0), (3.0, np.inf)):
         at = (unit >= lo) & (unit < hi)
         print(
