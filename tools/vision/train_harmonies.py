@@ -118,6 +118,10 @@ def fit(
     return model, scaler
 
 
+#: The softmax temperatures tried when calibrating a model on the validation photos.
+TEMPERATURES = np.exp(np.linspace(np.log(0.4), np.log(4.0), 40))
+
+
 def temperature(model: Any, scaler: Any, x: np.ndarray, y: np.ndarray) -> float:
     """The softmax temperature that makes validation probabilities honest (least NLL)."""
     arrays = export_mlp(model, scaler, "m", 1.0)
@@ -125,7 +129,7 @@ def temperature(model: Any, scaler: Any, x: np.ndarray, y: np.ndarray) -> float:
     index = {c: i for i, c in enumerate(mlp.classes)}
     cols = np.array([index[str(v)] for v in y])
     best = (1e18, 1.0)
-    for t in np.exp(np.linspace(np.log(0.4), np.log(4.0), 40)):
+    for t in TEMPERATURES:
         mlp.temperature = float(t)
         p = mlp.probabilities(x)[np.arange(len(y)), cols]
         nll = -float(np.log(np.maximum(p, 1e-9)).sum())

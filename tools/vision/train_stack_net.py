@@ -45,30 +45,24 @@ def stack_rows(rows: list[dict[str, Any]], models: stacks.Models) -> dict[str, n
     """The network's examples: patches, side inputs, true heights (0-based), the legal
     heights of each top colour (mask), and the committed models' pooled heights without
     the network (what it is pooled with)."""
-    by_photo: dict[int, list[dict[str, Any]]] = {}
-    for r in rows:
-        by_photo.setdefault(r["photo"], []).append(r)
+    context = np.stack(base.contexts(rows, models.top))
+    feats = [stacks.features(r["reading"]) for r in rows]
+    # Without the network's input: the pooled perceptrons alone, what it is pooled with.
+    table = stacks.height_table(np.stack([f["height"] for f in feats]), context, models)
+    side = stacks.net_inputs(np.stack([f["net_side"] for f in feats]), context)
     out: dict[str, list[Any]] = {k: [] for k in ("x", "side", "y", "mask", "pooled")}
-    for members in by_photo.values():
-        readings = [r["reading"] for r in members]
-        context = stacks.photo_context(readings, models.top)
-        feats = [stacks.features(reading) for reading in readings]
-        ctx = np.stack([context[reading.hex] for reading in readings])
-        # Without the network's input: the pooled perceptrons alone, what it is pooled with.
-        table = stacks.height_table(np.stack([f["height"] for f in feats]), ctx, models)
-        side = stacks.net_inputs(np.stack([f["net_side"] for f in feats]), ctx)
-        for j, r in enumerate(members):
-            top = r["stack"][-1] if r["stack"] else "empty"
-            if top not in stacks.SEVERAL:
-                continue
-            legal = np.isin(HEIGHTS, stacks.HEIGHTS[top])
-            pooled = np.zeros(len(HEIGHTS))
-            pooled[legal] = table[top][j]
-            out["x"].append(np.asarray(feats[j]["patch"], np.float32))
-            out["side"].append(side[j])
-            out["y"].append(len(r["stack"]) - 1)
-            out["mask"].append(legal)
-            out["pooled"].append(pooled)
+    for j, r in enumerate(rows):
+        top = r["stack"][-1] if r["stack"] else "empty"
+        if top not in stacks.SEVERAL:
+            continue
+        legal = np.isin(HEIGHTS, stacks.HEIGHTS[top])
+        pooled = np.zeros(len(HEIGHTS))
+        pooled[legal] = table[top][j]
+        out["x"].append(np.asarray(feats[j]["patch"], np.float32))
+        out["side"].append(side[j])
+        out["y"].append(len(r["stack"]) - 1)
+        out["mask"].append(legal)
+        out["pooled"].append(pooled)
     return {k: np.array(v) for k, v in out.items()}
 
 
@@ -125,8 +119,7 @@ def main() -> None:
     logits = network_logits(net, va)
     y = va["y"]
     temperature = min(
-        np.exp(np.linspace(np.log(0.4), np.log(4.0), 40)),
-        key=lambda t: nll(log_probabilities(logits / t, va["mask"]), y),
+        base.TEMPERATURES, key=lambda t: nll(log_probabilities(logits / t, va["mask"]), y)
     )
     logits = logits / temperature
     alone = log_probabilities(logits, va["mask"])
