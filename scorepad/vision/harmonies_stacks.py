@@ -384,9 +384,8 @@ def height_probabilities(
     f: dict[str, np.ndarray], top: str, models: Models, context: np.ndarray
 ) -> dict[int, float]:
     """P(height) of one hex over the heights ``top`` comes in (``height_table``)."""
-    return hex_heights(height_table(f["height"][None], context[None], models, hex_net_input(f)), 0)[
-        top
-    ]
+    table = height_table(f["height"][None], context[None], models, hex_net_input(f))
+    return hex_heights(table, 0)[top]
 
 
 def hex_net_input(f: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
