@@ -303,6 +303,24 @@ def test_bad_rows_name_the_player_the_row_and_the_square() -> None:
     assert "player 'Boris': 14 rows; a vertical board has 15 rows of 10 squares" in text
 
 
+def test_a_row_or_a_square_alone_is_counted_in_the_singular() -> None:
+    """A malformed board of one row, or a row of one square, read "1 rows", "1 squares"."""
+    said = {}
+    for n in (1, 2, 5):
+        rows = vertical()
+        rows[3] = "#" * n
+        said[n] = problems_of(table_doc(rows, vertical()[:n]))
+    assert said[1] == [
+        "player 'Anna', row 3: 1 square; a vertical board row has 10",
+        "player 'Boris': 1 row; a vertical board has 15 rows of 10 squares",
+    ]
+    assert said[2] == [
+        "player 'Anna', row 3: 2 squares; a vertical board row has 10",
+        "player 'Boris': 2 rows; a vertical board has 15 rows of 10 squares",
+    ]
+    assert said[5][1] == "player 'Boris': 5 rows; a vertical board has 15 rows of 10 squares"
+
+
 def test_unknown_keys_and_wrong_types_are_errors() -> None:
     doc = table_doc(vertical())
     doc["players"][0]["colour"] = "red"
@@ -397,6 +415,13 @@ def test_a_layout_without_eleven_burrows_is_warned_about() -> None:
     table = sm.parse(with_layout(layout_board({(0, 4): "."}), ELEVEN[:10]))
     warnings = sm.score(table).warnings
     assert warnings == ("layout 'Side A1' has 10 burrows; every printed board side has 11",)
+
+
+def test_a_layout_with_one_burrow_says_1_burrow() -> None:
+    for n, count in ((1, "1 burrow"), (2, "2 burrows"), (5, "5 burrows")):
+        board = layout_board({square: "." for square in ELEVEN[n:]})
+        warnings = sm.score(sm.parse(with_layout(board, ELEVEN[:n]))).warnings
+        assert warnings == (f"layout 'Side A1' has {count}; every printed board side has 11",)
 
 
 def test_an_unknown_layout_name_is_an_error() -> None:

@@ -328,6 +328,36 @@ def test_solo_values_not_matching_the_completed_rows_are_warned_about() -> None:
     )
 
 
+def test_the_solo_values_warning_says_each_count_in_its_form() -> None:
+    """It read "1 solo values written down but 1 rows are complete": each count agrees now."""
+
+    def warning(values: int, rows: int, orientation: str = "vertical") -> str:
+        board = rows_for(rows, 0)
+        if orientation == "horizontal":
+            board = ["#" * rows + "." * (15 - rows)] * 10
+        doc = solo([9] * values, board, orientation=orientation)
+        (said,) = sm.score(sm.parse(doc)).warnings
+        return said
+
+    assert warning(1, 2) == (
+        "player 'Anna': 1 solo value written down but 2 rows are complete from the bottom; "
+        "one value is written per completed row"
+    )
+    assert warning(2, 1).startswith(
+        "player 'Anna': 2 solo values written down but 1 row is complete from the bottom; "
+    )
+    assert warning(5, 0).startswith(
+        "player 'Anna': 5 solo values written down but 0 rows are complete from the bottom; "
+    )
+    assert warning(0, 1, "horizontal") == (
+        "player 'Anna': 0 solo values written down but 1 column is complete from the left; "
+        "one value is written per completed column"
+    )
+    assert warning(2, 5, "horizontal").startswith(
+        "player 'Anna': 2 solo values written down but 5 columns are complete from the left; "
+    )
+
+
 def test_solo_values_that_rise_are_warned_about() -> None:
     # "очки, получаемые в каждом ходу, уменьшаются": a value above the one before it was
     # written down or typed wrong; the sum stands (it does not depend on the order).

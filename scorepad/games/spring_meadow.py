@@ -226,9 +226,14 @@ def layout_warnings(layout: Layout) -> list[str]:
     if len(layout.burrows) == BURROWS_PER_SIDE:
         return []
     return [
-        f"layout {layout.name!r} has {len(layout.burrows)} burrows; "
+        f"layout {layout.name!r} has {_counted(len(layout.burrows), 'burrow', 'burrows')}; "
         f"every printed board side has {BURROWS_PER_SIDE}"
     ]
+
+
+def _counted(n: int, one: str, many: str) -> str:
+    """ "1 burrow", "0 burrows", "2 burrows": a count with the words in its form."""
+    return f"{n} {one if n == 1 else many}"
 
 
 def example_layout() -> Layout:
@@ -299,13 +304,14 @@ def _grid_problems(
     problems = []
     if len(rows) != want_rows:
         problems.append(
-            f"{label}: {len(rows)} rows; a {orientation} board has {want_rows} rows "
-            f"of {want_cols} squares"
+            f"{label}: {_counted(len(rows), 'row', 'rows')}; a {orientation} board has "
+            f"{want_rows} rows of {want_cols} squares"
         )
     for r, row in enumerate(rows):
         if len(row) != want_cols:
             problems.append(
-                f"{label}, row {r}: {len(row)} squares; a {orientation} board row has {want_cols}"
+                f"{label}, row {r}: {_counted(len(row), 'square', 'squares')}; a {orientation} "
+                f"board row has {want_cols}"
             )
         for c, code in enumerate(row):
             if code not in codes:
@@ -625,15 +631,24 @@ def score(table: Table) -> Result:
         player = _solo_score(board)
         rows_completed = player.details["solo"]["rows_completed"]
         if len(board.solo_values or ()) != rows_completed:
-            lines = "rows are complete from the bottom; one value is written per completed row"
-            if board.orientation == "horizontal":
-                lines = (
-                    "columns are complete from the left; one value is written per completed column"
-                )
-            warnings.append(
-                f"player {board.name!r}: {len(board.solo_values or ())} solo values written "
-                f"down but {rows_completed} {lines}"
+            written = _counted(
+                len(board.solo_values or ()), "solo value written down", "solo values written down"
             )
+            if board.orientation == "horizontal":
+                lines = _counted(
+                    rows_completed,
+                    "column is complete from the left",
+                    "columns are complete from the left",
+                )
+                each = "one value is written per completed column"
+            else:
+                lines = _counted(
+                    rows_completed,
+                    "row is complete from the bottom",
+                    "rows are complete from the bottom",
+                )
+                each = "one value is written per completed row"
+            warnings.append(f"player {board.name!r}: {written} but {lines}; {each}")
         warnings += _rising_solo_values(board)
         return rank("spring-meadow", [player], warnings=warnings)
     names = [b.name for b in table.players]

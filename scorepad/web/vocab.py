@@ -387,7 +387,6 @@ SENTENCES = (
         "more burrows covered by tiles (%(n)s) than marmots on the board (%(m)s); covering a "
         "burrow needs a marmot on a cleared burrow"
     ),
-    N_("layout %(name)s has %(n)s burrows; every printed board side has %(m)s"),
     N_("no active player recorded, so %(names)s share the win and each takes a pin"),
     N_("the game ended after phase %(m)s (first to 2 pins)"),
     N_(
@@ -403,14 +402,9 @@ SENTENCES = (
     N_("the players or their seats differ from phase 1"),
     N_("game file: a list of Spring Meadow board files, the board last"),
     N_("game file, entry %(n)s: not a Spring Meadow board file"),
-    N_(
-        "%(n)s solo values written down but %(m)s rows are complete from the bottom; one value "
-        "is written per completed row"
-    ),
-    N_(
-        "%(n)s solo values written down but %(m)s columns are complete from the left; one "
-        "value is written per completed column"
-    ),
+    # ... (the counted pieces: PLURAL_SENTENCES)
+    N_("%(why)s but %(why2)s; one value is written per completed row"),
+    N_("%(why)s but %(why2)s; one value is written per completed column"),
     N_(
         "solo value #%(i)s (%(a)s) is more than #%(j)s (%(b)s); the signpost's values only go "
         "down as the game goes on"
@@ -554,10 +548,7 @@ SENTENCES = (
     ),
     N_("%(key)s is not one of the players"),
     N_("%(code)s is not a square code (%(codes)s)"),
-    N_("%(n)s squares; a vertical board row has %(m)s"),
-    N_("%(n)s squares; a horizontal board row has %(m)s"),
-    N_("%(n)s rows; a vertical board has %(m)s rows of %(k)s squares"),
-    N_("%(n)s rows; a horizontal board has %(m)s rows of %(k)s squares"),
+    # Spring Meadow's grid shapes: PLURAL_SENTENCES
     N_("layout %(name)s is not in 'options', 'layouts'"),
     # the allowed values of a field ('A' or 'B'...): after every other "input should be"
     N_("input should be %(choices)s"),
@@ -617,6 +608,31 @@ PLURAL_SENTENCES = (
     # Sunflower Valley: the sheet layout has ...
     Nn_("%(n)s area (size %(sizes)s)", "%(n)s areas (sizes %(sizes)s)"),
     Nn_("%(n)s mountain", "%(n)s mountains"),
+    # Spring Meadow: layouts and board grids
+    Nn_(
+        "layout %(name)s has %(n)s burrow; every printed board side has %(m)s",
+        "layout %(name)s has %(n)s burrows; every printed board side has %(m)s",
+    ),
+    Nn_(
+        "%(n)s square; a vertical board row has %(m)s",
+        "%(n)s squares; a vertical board row has %(m)s",
+    ),
+    Nn_(
+        "%(n)s square; a horizontal board row has %(m)s",
+        "%(n)s squares; a horizontal board row has %(m)s",
+    ),
+    Nn_(
+        "%(n)s row; a vertical board has %(m)s rows of %(k)s squares",
+        "%(n)s rows; a vertical board has %(m)s rows of %(k)s squares",
+    ),
+    Nn_(
+        "%(n)s row; a horizontal board has %(m)s rows of %(k)s squares",
+        "%(n)s rows; a horizontal board has %(m)s rows of %(k)s squares",
+    ),
+    # Spring Meadow solo: %(why)s but %(why2)s; one value is written per completed row
+    Nn_("%(n)s solo value written down", "%(n)s solo values written down"),
+    Nn_("%(n)s row is complete from the bottom", "%(n)s rows are complete from the bottom"),
+    Nn_("%(n)s column is complete from the left", "%(n)s columns are complete from the left"),
     # Seasons: Ragfield's Helm
     Nn_("%(n)s card in play and no opponent", "%(n)s cards in play and no opponent"),
     Nn_(

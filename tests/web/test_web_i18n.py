@@ -445,6 +445,85 @@ def test_counted_harmonies_and_sunflower_valley_warnings_take_the_form_for_their
         )
 
 
+def test_counted_spring_meadow_sentences_take_the_form_for_their_count(app: Flask) -> None:
+    """A layout with one burrow, a board of one row or a row of one square read "1 burrows",
+    "1 rows", "1 squares" (Russian and Ukrainian sidestepped the count, "нор: 1"); the solo
+    warning's two counts each agree ("1 solo value written down but 2 rows are complete")."""
+    burrows = "layout 'X' has {}; every printed board side has 11"
+    rows = "player 'Anna': {}; a vertical board has 15 rows of 10 squares"
+    squares = "player 'Anna', row 3: {}; a horizontal board row has 15"
+    solo = "player 'Anna': {} but {}; one value is written per completed row"
+    columns = "player 'Anna': {} but {}; one value is written per completed column"
+    english = {
+        1: ("1 burrow", "1 row", "1 square", "1 solo value written down", "1 row is complete"),
+        2: (
+            "2 burrows",
+            "2 rows",
+            "2 squares",
+            "2 solo values written down",
+            "2 rows are complete",
+        ),
+        5: (
+            "5 burrows",
+            "5 rows",
+            "5 squares",
+            "5 solo values written down",
+            "5 rows are complete",
+        ),
+    }
+    said = {
+        n: (
+            burrows.format(b),
+            rows.format(r),
+            squares.format(q),
+            solo.format(v, f"{c} from the bottom"),
+            columns.format(v, c.replace("row", "column") + " from the left"),
+        )
+        for n, (b, r, q, v, c) in english.items()
+    }
+    expected = {
+        "ru": {
+            1: ("1 нора;", "1 ряд;", "1 клетка;", "записано 1 значение, а снизу закрыт 1 ряд;"),
+            2: ("2 норы;", "2 ряда;", "2 клетки;", "записано 2 значения, а снизу закрыто 2 ряда;"),
+            5: ("5 нор;", "5 рядов;", "5 клеток;", "записано 5 значений, а снизу закрыто 5 рядов;"),
+        },
+        "uk": {
+            1: ("1 нора;", "1 ряд;", "1 клітинка;", "записано 1 значення, а знизу закрито 1 ряд;"),
+            2: (
+                "2 нори;",
+                "2 ряди;",
+                "2 клітинки;",
+                "записано 2 значення, а знизу закрито 2 ряди;",
+            ),
+            5: (
+                "5 нір;",
+                "5 рядів;",
+                "5 клітинок;",
+                "записано 5 значень, а знизу закрито 5 рядів;",
+            ),
+        },
+    }
+    for language, by_count in expected.items():
+        with app.test_request_context(headers={"Accept-Language": language}):
+            for n, forms in by_count.items():
+                for english_text, form in zip(said[n], forms, strict=False):
+                    translated = vocab.sentence(english_text)
+                    assert form in translated and translated != english_text, (language, n)
+    with app.test_request_context(headers={"Accept-Language": "ru"}):
+        assert vocab.sentence(said[1][0]) == (
+            "в раскладке 'X' 1 нора; на каждой стороне печатного планшета их 11"
+        )
+        assert vocab.sentence(said[1][2]) == (
+            "игрок 'Anna', ряд 3: 1 клетка; в ряду горизонтального поля их 15"
+        )
+        assert vocab.sentence(said[2][4]) == (
+            "игрок 'Anna': записано 2 значения, а слева закрыто 2 столбца; за каждый закрытый "
+            "столбец записывается одно значение"
+        )
+    with app.test_request_context(headers={"Accept-Language": "en"}):
+        assert vocab.sentence(said[1][3]) == said[1][3]
+
+
 def test_every_engine_term_has_a_translation(russian: None) -> None:
     terms = [label for name in games.available() for label in games.get(name).categories.values()]
     terms += [g.title for g in (games.get(n) for n in games.available())]
