@@ -505,10 +505,7 @@ SENTENCES = (
     N_("unknown game %(name)s; supported: %(names)s"),
     N_("the name is empty"),
     N_("two players have this name; names must be unique"),
-    N_("list should have at least %(n)s items after validation, not %(m)s"),
-    N_("list should have at most %(n)s items after validation, not %(m)s"),
-    N_("tuple should have at least %(n)s items after validation, not %(m)s"),
-    N_("tuple should have at most %(n)s items after validation, not %(m)s"),
+    # pydantic's lengths ("at least 1 item", "at most 80 characters"): PLURAL_SENTENCES
     N_("input should be a valid integer"),
     N_("input should be a valid string"),
     N_("input should be a valid list"),
@@ -633,6 +630,30 @@ PLURAL_SENTENCES = (
     Nn_("%(n)s solo value written down", "%(n)s solo values written down"),
     Nn_("%(n)s row is complete from the bottom", "%(n)s rows are complete from the bottom"),
     Nn_("%(n)s column is complete from the left", "%(n)s columns are complete from the left"),
+    # pydantic's length constraints, in its words (it says "1 item", "2 items")
+    Nn_(
+        "list should have at least %(n)s item after validation, not %(m)s",
+        "list should have at least %(n)s items after validation, not %(m)s",
+    ),
+    Nn_(
+        "list should have at most %(n)s item after validation, not %(m)s",
+        "list should have at most %(n)s items after validation, not %(m)s",
+    ),
+    Nn_(
+        "tuple should have at least %(n)s item after validation, not %(m)s",
+        "tuple should have at least %(n)s items after validation, not %(m)s",
+    ),
+    Nn_(
+        "tuple should have at most %(n)s item after validation, not %(m)s",
+        "tuple should have at most %(n)s items after validation, not %(m)s",
+    ),
+    Nn_(
+        "string should have at least %(n)s character",
+        "string should have at least %(n)s characters",
+    ),
+    Nn_(
+        "string should have at most %(n)s character", "string should have at most %(n)s characters"
+    ),
     # Seasons: Ragfield's Helm
     Nn_("%(n)s card in play and no opponent", "%(n)s cards in play and no opponent"),
     Nn_(

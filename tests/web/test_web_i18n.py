@@ -18,17 +18,18 @@ from collections.abc import Iterator
 from dataclasses import replace
 from html import unescape
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import pytest
 import scripts
 from babel.messages.mofile import read_mo
 from flask import Flask
 from flask.testing import FlaskClient
+from pydantic import Field, create_model
 from webhelpers import HX, SV_FORM, new_table, stored_doc, tap
 
 from scorepad import games
-from scorepad.boardfile import BoardError, loads
+from scorepad.boardfile import BoardError, Model, loads, validate
 from scorepad.games import harmonies as hm
 from scorepad.games import seasons as ss
 from scorepad.games import spring_meadow as sm
@@ -522,6 +523,47 @@ def test_counted_spring_meadow_sentences_take_the_form_for_their_count(app: Flas
         )
     with app.test_request_context(headers={"Accept-Language": "en"}):
         assert vocab.sentence(said[1][3]) == said[1][3]
+
+
+def test_pydantic_lengths_are_translated_in_the_form_for_their_count(app: Flask) -> None:
+    """pydantic says "at least 1 item", "at least 1 character": only "items" was a template,
+    so one item (or a layout's empty name) stayed in English under Russian and Ukrainian."""
+
+    def problem(minimum: int, maximum: int, items: int) -> str:
+        sized = Annotated[list[int], Field(min_length=minimum, max_length=maximum)]
+        Sized = create_model("Sized", __base__=Model, cells=(sized, ...))
+        with pytest.raises(BoardError) as caught:
+            validate(Sized, {"cells": list(range(items))})
+        (said,) = caught.value.problems
+        return said
+
+    said = {n: problem(n, 10, 0) for n in (1, 2, 5)}
+    assert said[1] == "'cells': list should have at least 1 item after validation, not 0"
+    assert said[5] == "'cells': list should have at least 5 items after validation, not 0"
+    at_most = problem(0, 1, 3)
+    assert at_most == "'cells': list should have at most 1 item after validation, not 3"
+    with pytest.raises(BoardError) as caught:
+        sv.parse_layout({"name": "", "cells": []})
+    (empty_name,) = caught.value.problems
+    assert empty_name == "'name': string should have at least 1 character"
+    expected = {
+        "ru": ("1 элемента, а не 0", "2 элементов, а не 0", "5 элементов, а не 0"),
+        "uk": ("1 елемента, а не 0", "2 елементів, а не 0", "5 елементів, а не 0"),
+    }
+    for language, forms in expected.items():
+        with app.test_request_context(headers={"Accept-Language": language}):
+            for n, form in zip((1, 2, 5), forms, strict=True):
+                assert vocab.sentence(said[n]).endswith(form), (language, n)
+    with app.test_request_context(headers={"Accept-Language": "ru"}):
+        assert vocab.sentence(said[1]) == (
+            "'cells': список должен содержать не меньше 1 элемента, а не 0"
+        )
+        assert vocab.sentence(at_most) == (
+            "'cells': список должен содержать не больше 1 элемента, а не 3"
+        )
+        assert vocab.sentence(empty_name) == "'name': текст должен содержать не меньше 1 символа"
+    with app.test_request_context(headers={"Accept-Language": "uk"}):
+        assert vocab.sentence(empty_name) == "'name': текст має містити не менше 1 символу"
 
 
 def test_every_engine_term_has_a_translation(russian: None) -> None:
