@@ -163,7 +163,10 @@ def validate(model: type[M], doc: Any, root: str = "board file") -> M:
             text = _MESSAGES.get(e["type"]) or _WHOLE_MESSAGES.get(
                 e["type"], e["msg"][:1].lower() + e["msg"][1:]
             )
-            if e["type"] in _MESSAGES and loc:
+            if e["type"] == "missing" and loc and isinstance(loc[-1], int):
+                text = f"missing item {loc[-1] + 1}"  # a short pair ('sides': [1]): no key
+                loc = loc[:-1]
+            elif e["type"] in _MESSAGES and loc:
                 text = f"{text} {loc[-1]!r}"  # the unknown or missing key itself
                 loc = loc[:-1]
             loc = _data_path(doc, loc)

@@ -487,6 +487,7 @@ SENTENCES = (
     N_("the layout has no hexes yet: paint every hex of the sheet"),
     N_("%(key)s: %(why)s"),
     N_("missing required key %(key)s"),
+    N_("missing item %(n)s"),
     N_("unknown key %(key)s"),
     N_("key %(key)s appears twice in one object"),
     N_("missing 'game' (one of the supported game names)"),

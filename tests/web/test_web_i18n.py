@@ -566,6 +566,26 @@ def test_pydantic_lengths_are_translated_in_the_form_for_their_count(app: Flask)
         assert vocab.sentence(empty_name) == "'name': текст має містити не менше 1 символу"
 
 
+def test_a_rail_with_too_few_sides_names_the_missing_item(app: Flask) -> None:
+    """'sides': [1] read "missing required key 1" (Russian "нет обязательного ключа 1"): a
+    pair's missing item is no key."""
+
+    def problems(sides: list[int]) -> list[str]:
+        cells = sv.blank_sheet(sv.example_layout())
+        cells[0] = {**cells[0], "item": "rail", "sides": sides}
+        with pytest.raises(BoardError) as caught:
+            sv.GAME.parse({"game": "sunflower-valley", "players": [{"name": "A", "cells": cells}]})
+        return caught.value.problems
+
+    where = "player 'A', cell (0, 0), 'sides': "
+    assert problems([1]) == [where + "missing item 2"]
+    assert problems([]) == [where + "missing item 1", where + "missing item 2"]
+    with app.test_request_context(headers={"Accept-Language": "ru"}):
+        assert vocab.sentence(where + "missing item 2") == (
+            "игрок 'A', гекс (0, 0), 'sides': нет элемента 2"
+        )
+
+
 def test_every_engine_term_has_a_translation(russian: None) -> None:
     terms = [label for name in games.available() for label in games.get(name).categories.values()]
     terms += [g.title for g in (games.get(n) for n in games.available())]
