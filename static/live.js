@@ -190,8 +190,13 @@
     var main = document.getElementById("main");
     if (main) {
       main.inert = true;
+      main.setAttribute("inert", "");  /* the attribute too, for CSS and older engines */
       main.classList.add("gone");
     }
+    /* The banner sits at the top of the page: a player scrolled down to the board saw it
+     * go grey and ignore taps with no reason in sight. */
+    var flash = document.getElementById("flash");
+    if (flash) { flash.scrollIntoView({block: "start"}); }
   });
   document.addEventListener("htmx:beforeSwap", function (e) {
     var target = e.detail.target;

@@ -366,6 +366,8 @@ def test_a_table_deleted_under_a_guests_editor_stops_its_polling(
     guest.wait_for_timeout(700)
     assert polls, "the editor does not poll"
     host.on("dialog", lambda d: d.accept())  # "Delete this table and its history?"
+    # Boris is down at his board, the banner at the top out of sight.
+    guest.evaluate("window.scrollTo(0, document.body.scrollHeight)")
     host.goto(f"{base}/t/{table}/results")
     host.click("button:has-text('Delete this table')")
     host.wait_for_url(re.compile(r".*/$"))
@@ -373,6 +375,9 @@ def test_a_table_deleted_under_a_guests_editor_stops_its_polling(
     said = guest.text_content("#flash")
     assert "Table deleted" in said and "no longer exists" in said and "Not found" not in said
     assert guest.evaluate("document.getElementById('main').inert")
+    # ... and in sight: scrolled up to it (it said why the board went grey).
+    top = guest.evaluate("document.getElementById('flash').getBoundingClientRect().top")
+    assert 0 <= top < guest.viewport_size["height"]
     asked = len(polls)
     guest.wait_for_timeout(1500)  # five polls' worth
     assert len(polls) == asked, "the page still polls a deleted table"
