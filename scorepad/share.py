@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 
 from scorepad import games
 from scorepad.scoring import Result
+from scorepad.wording import counted
 
 
 def labels(result: Result) -> dict[str, str]:
@@ -93,8 +94,7 @@ def headline(result: Result, final: bool = True) -> str:
 
 
 def _points(n: int) -> str:
-    """ "1 point", "0 points", "32 points" ("with 1 points" was the recap's headline)."""
-    return f"{n} point" if n == 1 else f"{n} points"
+    return counted(n, "point", "points")
 
 
 def recap(

@@ -44,6 +44,7 @@ from scorepad.games.harmonies_cards import (
 )
 from scorepad.hexgrid import Hex, axial_to_oddq, components, neighbors, oddq_to_axial
 from scorepad.scoring import PlayerScore, Result, rank
+from scorepad.wording import counted
 
 __all__ = [
     "ANIMAL_CARDS",
@@ -635,8 +636,7 @@ def _shortfall_warning(board: PlayerBoard, s: Shortfall, matching: Mapping[int, 
 
 
 def _cubes(n: int) -> str:
-    """ "1 cube", "2 cubes" (the warnings said "1 cube(s)")."""
-    return f"{n} cube" if n == 1 else f"{n} cubes"
+    return counted(n, "cube", "cubes")
 
 
 def _hexes_without(n: int) -> str:
@@ -778,7 +778,7 @@ def _board_warnings(board: PlayerBoard) -> list[str]:
     tokens = sum(len(s) for s in board.stacks.values())
     if tokens % TOKENS_PER_TURN:
         warnings.append(
-            f"player {board.name!r}: {tokens} {'token' if tokens == 1 else 'tokens'} on the "
+            f"player {board.name!r}: {counted(tokens, 'token', 'tokens')} on the "
             "board, but every turn places "
             f"{TOKENS_PER_TURN}: check the stacks' heights"
         )

@@ -48,6 +48,7 @@ from scorepad.games.seasons_cards import (
     search_cards,
 )
 from scorepad.scoring import PlayerScore, Result, TieBreak, rank
+from scorepad.wording import counted
 
 __all__ = ["CARDS", "GAME", "Card", "Sorcerer", "Table", "card", "search_cards"]
 
@@ -276,7 +277,7 @@ def _effect(card_id: int, points: int, why: str) -> dict[str, Any]:
 
 def _helm(s: Sorcerer, others: Sequence[Sorcerer]) -> dict[str, Any]:
     """Ragfield's Helm: +20 with strictly more power cards in play than each opponent."""
-    mine = f"{s.in_play} card in play" if s.in_play == 1 else f"{s.in_play} cards in play"
+    mine = counted(s.in_play, "card in play", "cards in play")
     beaten = [o for o in others if o.in_play >= s.in_play]
     if not others:
         return _effect(RAGFIELDS_HELM, HELM_BONUS, f"{mine} and no opponent")

@@ -56,6 +56,7 @@ from pydantic import Field
 from scorepad.boardfile import BoardError, Model, unique_names, validate
 from scorepad.games import Game
 from scorepad.scoring import PlayerScore, Result, TieBreak, rank
+from scorepad.wording import counted
 
 Orientation = Literal["vertical", "horizontal"]
 Square = tuple[int, int]
@@ -226,14 +227,9 @@ def layout_warnings(layout: Layout) -> list[str]:
     if len(layout.burrows) == BURROWS_PER_SIDE:
         return []
     return [
-        f"layout {layout.name!r} has {_counted(len(layout.burrows), 'burrow', 'burrows')}; "
+        f"layout {layout.name!r} has {counted(len(layout.burrows), 'burrow', 'burrows')}; "
         f"every printed board side has {BURROWS_PER_SIDE}"
     ]
-
-
-def _counted(n: int, one: str, many: str) -> str:
-    """ "1 burrow", "0 burrows", "2 burrows": a count with the words in its form."""
-    return f"{n} {one if n == 1 else many}"
 
 
 def example_layout() -> Layout:
@@ -304,13 +300,13 @@ def _grid_problems(
     problems = []
     if len(rows) != want_rows:
         problems.append(
-            f"{label}: {_counted(len(rows), 'row', 'rows')}; a {orientation} board has "
+            f"{label}: {counted(len(rows), 'row', 'rows')}; a {orientation} board has "
             f"{want_rows} rows of {want_cols} squares"
         )
     for r, row in enumerate(rows):
         if len(row) != want_cols:
             problems.append(
-                f"{label}, row {r}: {_counted(len(row), 'square', 'squares')}; a {orientation} "
+                f"{label}, row {r}: {counted(len(row), 'square', 'squares')}; a {orientation} "
                 f"board row has {want_cols}"
             )
         for c, code in enumerate(row):
@@ -631,18 +627,18 @@ def score(table: Table) -> Result:
         player = _solo_score(board)
         rows_completed = player.details["solo"]["rows_completed"]
         if len(board.solo_values or ()) != rows_completed:
-            written = _counted(
+            written = counted(
                 len(board.solo_values or ()), "solo value written down", "solo values written down"
             )
             if board.orientation == "horizontal":
-                lines = _counted(
+                lines = counted(
                     rows_completed,
                     "column is complete from the left",
                     "columns are complete from the left",
                 )
                 each = "one value is written per completed column"
             else:
-                lines = _counted(
+                lines = counted(
                     rows_completed,
                     "row is complete from the bottom",
                     "rows are complete from the bottom",

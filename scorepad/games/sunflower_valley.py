@@ -59,6 +59,7 @@ from scorepad.boardfile import BoardError, Model, unique_names, validate
 from scorepad.games import Game
 from scorepad.hexgrid import Hex, components, neighbors, opposite, side_gap
 from scorepad.scoring import PlayerScore, Result, TieBreak, rank
+from scorepad.wording import counted
 
 NAME = "sunflower-valley"
 TITLE = "Sunflower Valley"
@@ -840,7 +841,7 @@ def _areas(sizes: Sequence[int]) -> str:
 def _mountains(n: int) -> str:
     if n == 0:
         return "no mountains"
-    return f"{n} mountain" if n == 1 else f"{n} mountains"
+    return counted(n, "mountain", "mountains")
 
 
 def _layout_differences(a: Sheet, b: Sheet) -> str:
