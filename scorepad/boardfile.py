@@ -14,6 +14,8 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from scorepad.wording import counted
+
 MAX_BOARD_BYTES = 2_000_000
 #: No count or point value on a board comes near this; sums of longer numbers could pass
 #: the 4 300 digits Python will print (a traceback where a one-line refusal is due).
@@ -27,7 +29,7 @@ class BoardError(ValueError):
         self.problems = list(problems) or ["invalid board file"]
         first = self.problems[0]
         more = len(self.problems) - 1
-        said = "1 more problem" if more == 1 else f"{more} more problems"
+        said = counted(more, "more problem", "more problems")
         super().__init__(first if not more else f"{first} (and {said})")
 
 

@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from scorepad.wording import counted
+
 
 @dataclass(frozen=True)
 class TieBreak:
@@ -142,8 +144,7 @@ def _explain_ties(
                 steps.append(_ahead(places[i - 1][-1], place[0], tiebreaks))
             if len(place) > 1:
                 steps.append(_shared(place, tiebreaks))
-        unit = "point" if total == 1 else "points"
-        sentences.append(f"tied on {total} {unit}: " + "; ".join(steps))
+        sentences.append(f"tied on {counted(total, 'point', 'points')}: " + "; ".join(steps))
     return sentences
 
 

@@ -640,18 +640,13 @@ def _cubes(n: int) -> str:
 
 
 def _hexes_without(n: int) -> str:
-    """ "1 hex without a cube matches it too" ("match", whatever the count, before)."""
-    if n == 1:
-        return "1 hex without a cube matches it too"
-    return f"{n} hexes without a cube match it too"
+    return counted(n, "hex without a cube matches it too", "hexes without a cube match it too")
 
 
 def _cube_hexes(n: int) -> str:
     if n == 0:
         return "no hex with a cube matches"
-    if n == 1:
-        return "only 1 hex with a cube matches"
-    return f"only {n} hexes with a cube match"
+    return "only " + counted(n, "hex with a cube matches", "hexes with a cube match")
 
 
 def score_spirit(view: _View, spirit: SpiritClaim | None) -> tuple[int, dict[str, Any] | None]:
@@ -784,8 +779,10 @@ def _board_warnings(board: PlayerBoard) -> list[str]:
         )
     empty = sum(1 for s in board.stacks.values() if not s)
     if empty:
-        hexes = "hex, scored as it stands" if empty == 1 else "hexes, scored as they stand"
-        warnings.append(f"player {board.name!r}: {empty} empty {hexes}")
+        hexes = counted(
+            empty, "empty hex, scored as it stands", "empty hexes, scored as they stand"
+        )
+        warnings.append(f"player {board.name!r}: {hexes}")
     return warnings
 
 

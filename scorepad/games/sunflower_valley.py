@@ -798,10 +798,9 @@ def warnings(table: Table, tallies: Mapping[str, Tallies]) -> list[str]:
             )
         empty = sum(1 for c in sheet.cells if not c.mountain and c.item is None)
         if empty:
-            hexes = "hex" if empty == 1 else "hexes"
             found.append(
-                f"{sheet.name}: {empty} empty {hexes}; the game ends when no sheet has an empty "
-                "hex, so this sheet is scored as it stands"
+                f"{sheet.name}: {counted(empty, 'empty hex', 'empty hexes')}; the game ends "
+                "when no sheet has an empty hex, so this sheet is scored as it stands"
             )
     first = table.players[0]
     found += _shape_warnings(first)
@@ -835,7 +834,7 @@ def _areas(sizes: Sequence[int]) -> str:
     if not sizes:
         return "no colour areas"
     listed = "/".join(map(str, sizes))
-    return f"1 area (size {listed})" if len(sizes) == 1 else f"{len(sizes)} areas (sizes {listed})"
+    return counted(len(sizes), f"area (size {listed})", f"areas (sizes {listed})")
 
 
 def _mountains(n: int) -> str:
