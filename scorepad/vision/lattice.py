@@ -345,8 +345,14 @@ class Grid:
     cells: dict[Hex, tuple[float, float]]  # normalised axial coordinates -> image centre
     raw: dict[Hex, Hex]  # normalised -> lattice coordinates
     outline_support: dict[Hex, float]
-    #: Its hexes uneven in colour inside (:data:`OFF_PRINT`, set by :func:`find_grid`).
-    off_print: bool = False
+    #: How uneven in colour its hexes are inside (:func:`colour_spread`, measured by
+    #: :func:`on_print`; 0 until then).
+    spread: float = 0.0
+
+    @property
+    def off_print(self) -> bool:
+        """Its hexes uneven in colour inside (:data:`OFF_PRINT`): a lattice off the print."""
+        return self.spread > OFF_PRINT
 
     @property
     def mean_support(self) -> float:
@@ -598,7 +604,9 @@ def normal_map(group: Iterable[Hex], orientation: Orientation) -> dict[Hex, Hex]
     return dict(sorted(normal.items()))
 
 
-def ranked(grid: Grid, fits: Callable[[Grid], bool] | None) -> tuple[bool, tuple[bool, float]]:
+def ranked(
+    grid: Grid, fits: Callable[[Grid], bool] | None
+) -> tuple[bool, tuple[bool, bool, float]]:
     """Whether a candidate grid settles the search (a clean sheet that also fits the
     layout's shape, when one is given), and its rank among the others: a grid on the print
     before any off it (:data:`OFF_PRINT`), then one that fits before any that does not, then
@@ -664,9 +672,9 @@ def colour_spread(grid: Grid, ab: tuple[np.ndarray, np.ndarray]) -> float:
 
 
 def on_print(grid: Grid, ab: tuple[np.ndarray, np.ndarray]) -> Grid:
-    """``grid`` marked off the print when its hexes are uneven in colour inside
-    (:data:`OFF_PRINT`; ``ab``: the sheet's Lab a and b)."""
-    return replace(grid, off_print=colour_spread(grid, ab) > OFF_PRINT)
+    """``grid`` with its colour spread measured (``ab``: the sheet's Lab a and b), which
+    tells whether it is off the print (:data:`OFF_PRINT`)."""
+    return replace(grid, spread=colour_spread(grid, ab))
 
 
 def corner_grid(
@@ -677,9 +685,10 @@ def corner_grid(
     rows: tuple[float, float],
     fits: Callable[[Grid], bool] | None,
 ) -> Grid:
-    """``grid`` or one of :func:`on_corners` that settles the search, looks more like a
-    sheet (:func:`ranked`) and is at most half as uneven in colour inside its hexes
-    (:func:`colour_spread`; ``ab``: the sheet's Lab a and b). Settling asks for a clean
+    """``grid`` (its spread measured, :func:`on_print`) or one of :func:`on_corners` that
+    settles the search, looks more like a sheet (:func:`ranked`) and is at most half as
+    uneven in colour inside its hexes (:func:`colour_spread`; ``ab``: the sheet's Lab a and
+    b). Settling asks for a clean
     sheet: on a blurred sheet a corners' grid can be 31 hexes all outlined, against the
     right 30 outlined at 0.89 (validation photo 210). A grid of 31 hexes outlined
     all round, one extra beside the sheet that is trimmed later, is more like a sheet than
@@ -687,11 +696,11 @@ def corner_grid(
     (37 hexes, spread 18) had corners' grids of 30 outlined at 0.93 and 0.99, as uneven
     (13, 18): a lattice off the print whichever way it is moved. The corners' grids taken
     on 5304 and 5799 have spreads of 3.4 and 1.6 against their grids' 18 and 12."""
-    rank, spread = ranked(grid, fits)[1], colour_spread(grid, ab)
+    rank = ranked(grid, fits)[1]
     for moved in on_corners(grid, edges, printed, rows):
         moved = on_print(moved, ab)
         settled, moved_rank = ranked(moved, fits)
-        if settled and moved_rank > rank and colour_spread(moved, ab) <= spread / 2:
+        if settled and moved_rank > rank and moved.spread <= grid.spread / 2:
             return moved
     return grid
 

@@ -599,7 +599,7 @@ def test_a_grid_off_the_print_is_never_clean_and_stays_off_it_when_trimmed():
     _rectified, found = locate(decode(s.jpeg, WORK_SIDE))
     grid = replace(found, outline_support=dict.fromkeys(found.outline_support, 1.0))
     assert grid.is_clean_sheet and grid.trusted_support == grid.mean_support == 1.0
-    off = replace(grid, off_print=True)
+    off = replace(grid, spread=lattice_finder.OFF_PRINT + 1)
     assert not off.is_clean_sheet and off.trusted_support < lattice_finder.WELL_FOUND
     extra = next(h for h in neighbors(next(iter(off.raw.values()))) if h not in off.raw.values())
     bigger = replace(
