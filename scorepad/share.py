@@ -119,10 +119,19 @@ def recap(
         lines.append(f"{term(labels(result)['pins'])}: {named}")
     elif pins := pins_so_far(result):  # the order above is this phase's; the game's is by them
         lines.append(f"{term('Pins' if final else 'Pins so far')}: {pinned(pins)}")
-    if variant := variant_line(result, term):
-        lines.append(variant)
-    lines.extend(tiebreak(t) for t in result.tiebreaks)
+    lines.extend(closing_lines(result, term, tiebreak))
     return "\n".join(lines) + "\n"
+
+
+def closing_lines(
+    result: Result,
+    term: Callable[[str], str] = str,
+    tiebreak: Callable[[str], str] = "Tie-break: {}".format,
+) -> list[str]:
+    """The lines under the standings (the recap's, the results card's): the variant
+    played, then the tie-breaks, in the wording ``term`` and ``tiebreak`` give."""
+    variant = variant_line(result, term)
+    return [*([variant] if variant else []), *(tiebreak(t) for t in result.tiebreaks)]
 
 
 def variant_line(result: Result, term: Callable[[str], str] = str) -> str | None:

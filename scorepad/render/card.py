@@ -74,12 +74,8 @@ def results_card(
     boards_h = 0
     if drawer:
         boards_h = ((len(result.players) + 1) // 2) * (BOARD_BOX[1] + 60)
-    if tiebreaks is None:  # in English: the variant played, then the tie-breaks
-        variant = share.variant_line(result)
-        tiebreaks = [
-            *([variant] if variant else []),
-            *(f"Tie-break: {t}" for t in result.tiebreaks),
-        ]
+    if tiebreaks is None:  # in English
+        tiebreaks = share.closing_lines(result)
     lines = tiebreak_lines(tiebreaks)
     height = MARGIN * 2 + 120 + table_h + boards_h + TIEBREAK_LINE * len(lines)
     height += 10 * len(tiebreaks)

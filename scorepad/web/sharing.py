@@ -12,7 +12,7 @@ from flask_babel import gettext  # type: ignore[import-untyped]
 
 from scorepad.render.card import results_card
 from scorepad.scoring import Result
-from scorepad.share import labels, pins_of, to_csv, variant_line
+from scorepad.share import closing_lines, labels, pins_of, to_csv
 from scorepad.web import db
 from scorepad.web.editor import decided, table_result
 from scorepad.web.htmx import error_page, holds_version, versioned
@@ -106,8 +106,7 @@ def card(table_id: str) -> Response:
     result = _result(stored)
     if result is None:
         return _unscorable()
-    variant = variant_line(result, term)  # a kids' game says so, as the recap does
-    tiebreaks = [*([variant] if variant else []), *(tiebreak_line(t) for t in result.tiebreaks)]
+    tiebreaks = closing_lines(result, term, tiebreak_line)  # a kids' game says so too
     head = headline(result, decided(stored, result))
     card_png = results_card(result, stored.doc, _labels(result), head, tiebreaks)
     resp = make_response(card_png)
